@@ -1,0 +1,129 @@
+// Package awsprovider holds what the AWS provider plugins (aws-vanilla and
+// aws-eks) share: their input schema, input and credential validation, and
+// the lifecycle calls that are not implemented yet.
+package awsprovider
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// Options tell one AWS provider from the other.
+type Options struct {
+	Name        string
+	DisplayName string
+	Topology    string
+	Version     string
+	// ControlPlane adds the controlPlaneCount input (self-managed control
+	// planes only).
+	ControlPlane bool
+	// MinNodes is the smallest nodeCount accepted.
+	MinNodes int
+	// KubernetesVersions are the versions offered; the first is the default.
+	KubernetesVersions []string
+}
+
+// Limits on counts; beyond them a single request is more likely a typo than
+// a plan, and AWS default quotas would refuse it anyway.
+const (
+	maxControlPlanes = 7
+	maxNodes         = 100
+)
+
+// Schema returns the inputs of the provider described by o.
+func Schema(o Options) []sdk.InputField {
+	fields := []sdk.InputField{
+		{Name: "region", Type: sdk.String, Required: true,
+			Help: "AWS region to create the cluster in, e.g. eu-north-1"},
+	}
+	if o.ControlPlane {
+		fields = append(fields, sdk.InputField{Name: "controlPlaneCount", Type: sdk.Int, Default: "1",
+			Help: "number of control-plane instances with stacked etcd: 1, 3, 5 or 7 (odd, for etcd quorum)"})
+	}
+	fields = append(fields,
+		sdk.InputField{Name: "nodeCount", Type: sdk.Int, Default: "2",
+			Help: fmt.Sprintf("number of worker nodes, %d to %d", o.MinNodes, maxNodes)},
+		sdk.InputField{Name: "instanceType", Type: sdk.String, Default: "t3.medium",
+			Help: "EC2 instance type of every node, e.g. t3.medium"},
+		sdk.InputField{Name: "kubernetesVersion", Type: sdk.String, Default: o.KubernetesVersions[0],
+			Allowed: o.KubernetesVersions, Help: "Kubernetes minor version"},
+		sdk.InputField{Name: "credentialRef", Type: sdk.String, Required: true,
+			Help: "ID of a stored AWS cloud credential (Settings > Cloud credentials)"},
+	)
+	return fields
+}
+
+var (
+	regionRE       = regexp.MustCompile(`^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$`)
+	instanceTypeRE = regexp.MustCompile(`^[a-z][a-z0-9-]*\.[0-9]*[a-z0-9]+$`)
+	accessKeyIDRE  = regexp.MustCompile(`^(AKIA|ASIA)[A-Z0-9]{16}$`)
+	roleARNRE      = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
+)
+
+// Validate checks inputs against the schema and the rules AWS imposes, and
+// credentials when the host passed them. It returns every problem at once.
+func Validate(o Options, inputs map[string]string, creds sdk.Credentials) []sdk.FieldError {
+	schema := Schema(o)
+	errs := sdk.CheckInputs(schema, inputs)
+	bad := make(map[string]bool, len(errs))
+	for _, e := range errs {
+		bad[e.Field] = true
+	}
+	in := sdk.WithDefaults(schema, inputs)
+	add := func(field, format string, args ...any) {
+		if !bad["inputs."+field] {
+			errs = append(errs, sdk.FieldError{Field: "inputs." + field, Message: fmt.Sprintf(format, args...)})
+		}
+	}
+	if r := in["region"]; r != "" && !regionRE.MatchString(r) {
+		add("region", "%q is not an AWS region name; use one like eu-north-1 or us-east-2", r)
+	}
+	if t := in["instanceType"]; !instanceTypeRE.MatchString(t) {
+		add("instanceType", "%q is not an EC2 instance type; use one like t3.medium or m6i.large", t)
+	}
+	if n, err := strconv.Atoi(in["nodeCount"]); err == nil && (n < o.MinNodes || n > maxNodes) {
+		add("nodeCount", "must be between %d and %d, got %d", o.MinNodes, maxNodes, n)
+	}
+	if o.ControlPlane {
+		if n, err := strconv.Atoi(in["controlPlaneCount"]); err == nil {
+			switch {
+			case n < 1 || n > maxControlPlanes:
+				add("controlPlaneCount", "must be 1, 3, 5 or 7, got %d", n)
+			case n%2 == 0:
+				add("controlPlaneCount", "must be odd so etcd keeps quorum when one member fails: use %d or %d, not %d", n-1, n+1, n)
+			}
+		}
+	}
+	return append(errs, validateCredentials(creds)...)
+}
+
+// validateCredentials checks the shape of an AWS credential; only AWS can say
+// whether it works. No value is ever echoed back: these are secrets.
+func validateCredentials(c sdk.Credentials) []sdk.FieldError {
+	if len(c) == 0 {
+		return nil
+	}
+	var errs []sdk.FieldError
+	add := func(field, msg string) {
+		errs = append(errs, sdk.FieldError{Field: "credentials." + field, Message: msg})
+	}
+	switch c["kind"] {
+	case "access_key":
+		if !accessKeyIDRE.MatchString(c["accessKeyId"]) {
+			add("accessKeyId", "is not an AWS access key ID (20 characters starting with AKIA or ASIA)")
+		}
+		if len(c["secretAccessKey"]) != 40 {
+			add("secretAccessKey", "is not an AWS secret access key (40 characters)")
+		}
+	case "assume_role":
+		if !roleARNRE.MatchString(c["roleArn"]) {
+			add("roleArn", "is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)")
+		}
+	default:
+		add("kind", "must be access_key or assume_role")
+	}
+	return errs
+}

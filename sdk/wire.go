@@ -1,0 +1,212 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/ochestra-tech/kubeopera/sdk/internal/proto"
+)
+
+// This file converts between the public Go types and the generated protocol
+// types, and between *Error and gRPC status codes.
+
+var kindToCode = map[Kind]codes.Code{
+	KindInternal:           codes.Internal,
+	KindUnimplemented:      codes.Unimplemented,
+	KindInvalidInput:       codes.InvalidArgument,
+	KindUnavailable:        codes.Unavailable,
+	KindFailedPrecondition: codes.FailedPrecondition,
+	KindNotFound:           codes.NotFound,
+	KindDeadlineExceeded:   codes.DeadlineExceeded,
+}
+
+// toStatus turns a provider's error into a gRPC status error.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return status.Error(codes.DeadlineExceeded, err.Error())
+		case errors.Is(err, context.Canceled):
+			return status.Error(codes.Canceled, err.Error())
+		}
+		return status.Error(codes.Internal, err.Error())
+	}
+	st := status.New(kindToCode[e.Kind], e.Message)
+	if len(e.Fields) == 0 {
+		return st.Err()
+	}
+	br := &errdetails.BadRequest{}
+	for _, f := range e.Fields {
+		br.FieldViolations = append(br.FieldViolations,
+			&errdetails.BadRequest_FieldViolation{Field: f.Field, Description: f.Message})
+	}
+	if withDetails, derr := st.WithDetails(br); derr == nil {
+		st = withDetails
+	}
+	return st.Err()
+}
+
+// fromStatus turns a gRPC error back into *Error. Transport failures (the
+// plugin process died, the connection dropped) arrive as codes.Unavailable
+// and so become retryable.
+func fromStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return &Error{Kind: KindInternal, Message: err.Error()}
+	}
+	if st.Code() == codes.Canceled {
+		return context.Canceled
+	}
+	e := &Error{Kind: KindInternal, Message: st.Message()}
+	for k, c := range kindToCode {
+		if c == st.Code() {
+			e.Kind = k
+		}
+	}
+	for _, d := range st.Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok {
+			for _, v := range br.GetFieldViolations() {
+				e.Fields = append(e.Fields, FieldError{Field: v.GetField(), Message: v.GetDescription()})
+			}
+		}
+	}
+	return e
+}
+
+var availabilityToProto = map[Availability]pb.Availability{
+	Available: pb.Availability_AVAILABILITY_AVAILABLE,
+	Soon:      pb.Availability_AVAILABILITY_SOON,
+}
+
+var fieldTypeToProto = map[FieldType]pb.FieldType{
+	String: pb.FieldType_FIELD_TYPE_STRING,
+	Int:    pb.FieldType_FIELD_TYPE_INT,
+	Bool:   pb.FieldType_FIELD_TYPE_BOOL,
+}
+
+var stateToProto = map[State]pb.State{
+	Pending:   pb.State_STATE_PENDING,
+	Running:   pb.State_STATE_RUNNING,
+	Succeeded: pb.State_STATE_SUCCEEDED,
+	Failed:    pb.State_STATE_FAILED,
+}
+
+var errorClassToProto = map[ErrorClass]pb.ErrorClass{
+	NoError:     pb.ErrorClass_ERROR_CLASS_UNSPECIFIED,
+	UserFixable: pb.ErrorClass_ERROR_CLASS_USER_FIXABLE,
+	Retryable:   pb.ErrorClass_ERROR_CLASS_RETRYABLE,
+	Terminal:    pb.ErrorClass_ERROR_CLASS_TERMINAL,
+}
+
+// reverse inverts one of the maps above; an unknown wire value becomes the
+// zero value of K.
+func reverse[K comparable, V comparable](m map[K]V) map[V]K {
+	r := make(map[V]K, len(m))
+	for k, v := range m {
+		r[v] = k
+	}
+	return r
+}
+
+var (
+	availabilityFromProto = reverse(availabilityToProto)
+	fieldTypeFromProto    = reverse(fieldTypeToProto)
+	stateFromProto        = reverse(stateToProto)
+	errorClassFromProto   = reverse(errorClassToProto)
+)
+
+func infoToProto(i Info) *pb.Info {
+	out := &pb.Info{
+		Name:            i.Name,
+		DisplayName:     i.DisplayName,
+		Cloud:           i.Cloud,
+		Topologies:      i.Topologies,
+		Availability:    availabilityToProto[i.Availability],
+		PluginVersion:   i.PluginVersion,
+		SdkVersion:      i.SDKVersion,
+		ProtocolVersion: int32(i.ProtocolVersion),
+	}
+	for _, f := range i.Schema {
+		out.Schema = append(out.Schema, &pb.InputField{
+			Name: f.Name, Type: fieldTypeToProto[f.Type], Default: f.Default,
+			Required: f.Required, Secret: f.Secret, Allowed: f.Allowed, Help: f.Help,
+		})
+	}
+	for _, c := range i.Capabilities {
+		out.Capabilities = append(out.Capabilities, string(c))
+	}
+	return out
+}
+
+func infoFromProto(p *pb.Info) Info {
+	out := Info{
+		Name:            p.GetName(),
+		DisplayName:     p.GetDisplayName(),
+		Cloud:           p.GetCloud(),
+		Topologies:      p.GetTopologies(),
+		Availability:    availabilityFromProto[p.GetAvailability()],
+		PluginVersion:   p.GetPluginVersion(),
+		SDKVersion:      p.GetSdkVersion(),
+		ProtocolVersion: int(p.GetProtocolVersion()),
+	}
+	for _, f := range p.GetSchema() {
+		out.Schema = append(out.Schema, InputField{
+			Name: f.GetName(), Type: fieldTypeFromProto[f.GetType()], Default: f.GetDefault(),
+			Required: f.GetRequired(), Secret: f.GetSecret(), Allowed: f.GetAllowed(), Help: f.GetHelp(),
+		})
+	}
+	for _, c := range p.GetCapabilities() {
+		out.Capabilities = append(out.Capabilities, Capability(c))
+	}
+	return out
+}
+
+func statusToProto(s OperationStatus) *pb.OperationStatus {
+	return &pb.OperationStatus{
+		OperationId: s.OperationID,
+		State:       stateToProto[s.State],
+		Message:     s.Message,
+		Progress:    int32(s.Progress),
+		LogTail:     s.LogTail,
+		ErrorClass:  errorClassToProto[s.ErrorClass],
+	}
+}
+
+func statusFromProto(p *pb.OperationStatus) OperationStatus {
+	return OperationStatus{
+		OperationID: p.GetOperationId(),
+		State:       stateFromProto[p.GetState()],
+		Message:     p.GetMessage(),
+		Progress:    int(p.GetProgress()),
+		LogTail:     p.GetLogTail(),
+		ErrorClass:  errorClassFromProto[p.GetErrorClass()],
+	}
+}
+
+func kubeconfigToProto(k Kubeconfig) *pb.KubeconfigResponse {
+	out := &pb.KubeconfigResponse{Kubeconfig: k.Data}
+	if !k.ExpiresAt.IsZero() {
+		out.ExpiresAtUnix = k.ExpiresAt.Unix()
+	}
+	return out
+}
+
+func kubeconfigFromProto(p *pb.KubeconfigResponse) Kubeconfig {
+	out := Kubeconfig{Data: p.GetKubeconfig()}
+	if p.GetExpiresAtUnix() != 0 {
+		out.ExpiresAt = time.Unix(p.GetExpiresAtUnix(), 0)
+	}
+	return out
+}
