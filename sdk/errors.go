@@ -48,6 +48,8 @@ type Error struct {
 	Message string
 	// Fields is set for KindInvalidInput.
 	Fields []FieldError
+
+	connectionLost bool
 }
 
 func (e *Error) Error() string {
@@ -126,6 +128,14 @@ func KindOf(err error) Kind {
 func IsRetryable(err error) bool {
 	k := KindOf(err)
 	return k == KindUnavailable || k == KindDeadlineExceeded
+}
+
+// IsConnectionLost reports whether err means the connection to the plugin
+// broke (the process died or the transport failed), as opposed to an error
+// the provider returned itself. Hosts restart the plugin on such errors.
+func IsConnectionLost(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.connectionLost
 }
 
 // FieldErrors returns the field errors carried by err, if any.

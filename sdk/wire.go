@@ -8,6 +8,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
 
 	pb "github.com/ochestra-tech/kubeopera/sdk/internal/proto"
 )
@@ -32,24 +33,33 @@ func toStatus(err error) error {
 	}
 	var e *Error
 	if !errors.As(err, &e) {
+		code := codes.Internal
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			return status.Error(codes.DeadlineExceeded, err.Error())
+			code = codes.DeadlineExceeded
 		case errors.Is(err, context.Canceled):
-			return status.Error(codes.Canceled, err.Error())
+			code = codes.Canceled
 		}
-		return status.Error(codes.Internal, err.Error())
+		return withOrigin(status.New(code, err.Error()), nil)
 	}
-	st := status.New(kindToCode[e.Kind], e.Message)
-	if len(e.Fields) == 0 {
-		return st.Err()
+	return withOrigin(status.New(kindToCode[e.Kind], e.Message), e.Fields)
+}
+
+// originDomain marks a status as produced by the provider, so the host can
+// tell a provider's own Unavailable from a connection that broke.
+const originDomain = "provider.kubeopera.io"
+
+func withOrigin(st *status.Status, fields []FieldError) error {
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Domain: originDomain, Reason: "PROVIDER_ERROR"}}
+	if len(fields) > 0 {
+		br := &errdetails.BadRequest{}
+		for _, f := range fields {
+			br.FieldViolations = append(br.FieldViolations,
+				&errdetails.BadRequest_FieldViolation{Field: f.Field, Description: f.Message})
+		}
+		details = append(details, br)
 	}
-	br := &errdetails.BadRequest{}
-	for _, f := range e.Fields {
-		br.FieldViolations = append(br.FieldViolations,
-			&errdetails.BadRequest_FieldViolation{Field: f.Field, Description: f.Message})
-	}
-	if withDetails, derr := st.WithDetails(br); derr == nil {
+	if withDetails, err := st.WithDetails(details...); err == nil {
 		st = withDetails
 	}
 	return st.Err()
@@ -75,12 +85,21 @@ func fromStatus(err error) error {
 			e.Kind = k
 		}
 	}
+	fromProvider := false
 	for _, d := range st.Details() {
-		if br, ok := d.(*errdetails.BadRequest); ok {
-			for _, v := range br.GetFieldViolations() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			fromProvider = fromProvider || d.GetDomain() == originDomain
+		case *errdetails.BadRequest:
+			for _, v := range d.GetFieldViolations() {
 				e.Fields = append(e.Fields, FieldError{Field: v.GetField(), Message: v.GetDescription()})
 			}
 		}
+	}
+	if !fromProvider && (e.Kind == KindUnavailable || e.Kind == KindInternal) {
+		e.Kind = KindUnavailable
+		e.connectionLost = true
+		e.Message = "connection to plugin lost: " + e.Message
 	}
 	return e
 }

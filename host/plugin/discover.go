@@ -1,0 +1,103 @@
+// Package plugin discovers, verifies, launches and supervises KubeOpera
+// provider plugins: separate binaries named kubeopera-provider-<name> that
+// speak the sdk protocol over hashicorp/go-plugin gRPC.
+package plugin
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// BinaryPrefix starts the file name of every provider plugin.
+const BinaryPrefix = "kubeopera-provider-"
+
+// Reason says why a file in the plugin directory is not a usable plugin.
+type Reason string
+
+// The reasons a file is skipped.
+const (
+	NotAPlugin        Reason = "not a plugin"
+	NotExecutable     Reason = "not executable"
+	ChecksumMismatch  Reason = "checksum mismatch"
+	ProtocolMismatch  Reason = "protocol mismatch"
+	HandshakeFailed   Reason = "handshake failed"
+	HandshakeTimedOut Reason = "handshake timed out"
+	ExitedAtStart     Reason = "exited at start"
+	PrintedToStdout   Reason = "printed to stdout"
+	DuplicateName     Reason = "duplicate name"
+)
+
+// Skipped is a file that is not loaded, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason Reason `json:"reason"`
+	Detail string `json:"detail"`
+}
+
+// Candidate is an executable that looks like a plugin, with the checksum
+// recorded at discovery. Launching verifies the file still has it.
+type Candidate struct {
+	Name     string
+	Path     string
+	Checksum []byte
+}
+
+// ShortChecksum is the first 12 hex digits of the SHA-256, for display.
+func (c Candidate) ShortChecksum() string { return hex.EncodeToString(c.Checksum)[:12] }
+
+// Discover lists dir. Files named kubeopera-provider-<name> that are regular
+// and executable become candidates with their SHA-256 recorded; everything
+// else that is a file is reported as skipped. It fails only when dir cannot
+// be read.
+func Discover(dir string) ([]Candidate, []Skipped, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read plugin directory: %w (set --plugin-dir or KUBEOPERA_PLUGIN_DIR, or run 'make build' to fill bin/plugins)", err)
+	}
+	var cands []Candidate
+	var skipped []Skipped
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		info, err := os.Stat(path) // follows symlinks, as exec does
+		if err != nil || info.IsDir() {
+			continue
+		}
+		if !strings.HasPrefix(e.Name(), BinaryPrefix) || e.Name() == BinaryPrefix {
+			skipped = append(skipped, Skipped{Path: path, Reason: NotAPlugin,
+				Detail: "name does not match " + BinaryPrefix + "<name>"})
+			continue
+		}
+		if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+			skipped = append(skipped, Skipped{Path: path, Reason: NotExecutable,
+				Detail: fmt.Sprintf("mode %s; run chmod +x %s if it is a plugin", info.Mode().Perm(), path)})
+			continue
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			skipped = append(skipped, Skipped{Path: path, Reason: NotExecutable, Detail: err.Error()})
+			continue
+		}
+		cands = append(cands, Candidate{Name: strings.TrimPrefix(e.Name(), BinaryPrefix), Path: path, Checksum: sum})
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
+	return cands, skipped, nil
+}
+
+func fileSHA256(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checksum: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, fmt.Errorf("checksum %s: %w", path, err)
+	}
+	return h.Sum(nil), nil
+}

@@ -1,0 +1,134 @@
+package plugin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// StartError says why a plugin could not be started.
+type StartError struct {
+	Reason Reason
+	Detail string
+	Err    error
+}
+
+func (e *StartError) Error() string { return string(e.Reason) + ": " + e.Detail }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// process is one running plugin.
+type process struct {
+	client   *goplugin.Client
+	rpc      goplugin.ClientProtocol
+	provider sdk.Provider
+	info     sdk.Info
+	stderr   *tail
+	started  time.Time
+}
+
+// launch starts c, verifies its checksum, completes the handshake and reads
+// its Info. On failure the process is gone and the error is a *StartError.
+func launch(ctx context.Context, c Candidate, log hclog.Logger, startTimeout time.Duration) (*process, error) {
+	cmd := exec.Command(c.Path)
+	setParentDeathSignal(cmd)
+	cfg := sdk.ClientConfig(cmd)
+	cfg.SecureConfig = &goplugin.SecureConfig{Checksum: c.Checksum, Hash: sha256.New()}
+	cfg.StartTimeout = startTimeout
+	cfg.Logger = log.Named(c.Name)
+	errTail := newTail(64)
+	cfg.Stderr = errTail
+	cfg.SyncStdout = logWriter{log: log.Named(c.Name), msg: "plugin wrote to stdout; plugins must log to stderr"}
+	cfg.SyncStderr = logWriter{log: log.Named(c.Name), msg: "plugin stderr"}
+
+	client := goplugin.NewClient(cfg)
+	prov, err := sdk.Connect(client)
+	if err != nil {
+		client.Kill()
+		return nil, classifyStartError(err, c, errTail.lines())
+	}
+	rpc, _ := client.Client() // already connected by Connect
+	info, err := prov.GetInfo(ctx)
+	if err != nil {
+		client.Kill()
+		return nil, &StartError{Reason: HandshakeFailed, Detail: "GetInfo: " + err.Error(), Err: err}
+	}
+	if info.Name != c.Name {
+		client.Kill()
+		return nil, &StartError{Reason: HandshakeFailed,
+			Detail: fmt.Sprintf("binary is named for %q but the plugin reports name %q; rename one to match", c.Name, info.Name)}
+	}
+	return &process{client: client, rpc: rpc, provider: prov, info: info, stderr: errTail, started: time.Now()}, nil
+}
+
+// classifyStartError turns go-plugin's start errors, which are mostly text,
+// into a Reason and a detail that says what to do.
+func classifyStartError(err error, c Candidate, stderr []string) *StartError {
+	var mismatch *sdk.ProtocolMismatchError
+	msg := err.Error()
+	last := lastLines(stderr, 3)
+	switch {
+	case errors.Is(err, goplugin.ErrChecksumsDoNotMatch):
+		return &StartError{Reason: ChecksumMismatch, Err: err, Detail: fmt.Sprintf(
+			"%s changed since it was discovered (expected sha256 %s): reinstall the plugin, then restart to trust it",
+			c.Path, hex.EncodeToString(c.Checksum)[:12])}
+	case errors.As(err, &mismatch):
+		return &StartError{Reason: ProtocolMismatch, Detail: mismatch.Error(), Err: err}
+	case strings.Contains(msg, "timeout while waiting for plugin to start"):
+		return &StartError{Reason: HandshakeTimedOut, Err: err,
+			Detail: "no handshake within the start timeout; is it a KubeOpera plugin that calls sdk.Serve?"}
+	case strings.Contains(msg, "exec format error"), strings.Contains(msg, "permission denied"):
+		return &StartError{Reason: NotExecutable, Detail: msg, Err: err}
+	case strings.Contains(msg, "plugin exited before we could connect"),
+		strings.Contains(msg, "Failed to read any lines from plugin's stdout"):
+		return &StartError{Reason: ExitedAtStart, Err: err, Detail: orDefault(last, "exited without output")}
+	case strings.Contains(msg, "Unrecognized remote plugin message: "):
+		line := strings.SplitN(strings.SplitN(msg, "Unrecognized remote plugin message: ", 2)[1], "\n", 2)[0]
+		return &StartError{Reason: PrintedToStdout, Err: err,
+			Detail: fmt.Sprintf("stdout is reserved for the handshake, got %q", truncate(line, 80))}
+	}
+	return &StartError{Reason: HandshakeFailed, Detail: orDefault(strings.TrimSpace(msg+" "+last), msg), Err: err}
+}
+
+func lastLines(lines []string, n int) string {
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// logWriter logs each write as one line at warn level.
+type logWriter struct {
+	log hclog.Logger
+	msg string
+}
+
+func (w logWriter) Write(p []byte) (int, error) {
+	if s := strings.TrimSpace(string(p)); s != "" {
+		w.log.Warn(w.msg, "output", truncate(s, 512))
+	}
+	return len(p), nil
+}

@@ -1,0 +1,97 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// Supervised is a provider plugin as the rest of KubeOpera sees it: an
+// sdk.Provider whose calls carry the host's deadline and survive plugin
+// crashes. A call in flight when its plugin dies fails with a retryable
+// (sdk.KindUnavailable) error that says the provider crashed; the plugin is
+// restarted and the next call goes to the new process.
+type Supervised struct {
+	inst *instance
+}
+
+var _ sdk.Provider = (*Supervised)(nil)
+
+// Name is the provider's name.
+func (s *Supervised) Name() string { return s.inst.cand.Name }
+
+// call runs fn against the current process within the call deadline.
+func (s *Supervised) call(ctx context.Context, method string, fn func(context.Context, sdk.Provider) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.inst.host.opts.CallTimeout)
+	defer cancel()
+	p, err := s.inst.get(ctx)
+	if err != nil {
+		if errors.Is(err, errHostClosed) {
+			return sdk.FailedPrecondition("provider %s: %v", s.Name(), err)
+		}
+		return sdk.Unavailable("provider %s is not running (%v); retry later", s.Name(), err)
+	}
+	err = fn(ctx, p.provider)
+	switch {
+	case sdk.IsConnectionLost(err):
+		why := s.inst.connectionLost(p)
+		return sdk.Unavailable("provider %s crashed during %s (%s); it is being restarted, retry the call", s.Name(), method, why)
+	case sdk.KindOf(err) == sdk.KindDeadlineExceeded && ctx.Err() != nil:
+		return &sdk.Error{Kind: sdk.KindDeadlineExceeded,
+			Message: "provider " + s.Name() + ": " + method + " did not answer before its deadline"}
+	}
+	return err
+}
+
+// GetInfo implements sdk.Provider.
+func (s *Supervised) GetInfo(ctx context.Context) (info sdk.Info, err error) {
+	err = s.call(ctx, "GetInfo", func(ctx context.Context, p sdk.Provider) (err error) {
+		info, err = p.GetInfo(ctx)
+		return err
+	})
+	return info, err
+}
+
+// Validate implements sdk.Provider.
+func (s *Supervised) Validate(ctx context.Context, req sdk.ValidateRequest) error {
+	return s.call(ctx, "Validate", func(ctx context.Context, p sdk.Provider) error {
+		return p.Validate(ctx, req)
+	})
+}
+
+// Provision implements sdk.Provider.
+func (s *Supervised) Provision(ctx context.Context, req sdk.ProvisionRequest) (op sdk.Operation, err error) {
+	err = s.call(ctx, "Provision", func(ctx context.Context, p sdk.Provider) (err error) {
+		op, err = p.Provision(ctx, req)
+		return err
+	})
+	return op, err
+}
+
+// Status implements sdk.Provider.
+func (s *Supervised) Status(ctx context.Context, req sdk.StatusRequest) (st sdk.OperationStatus, err error) {
+	err = s.call(ctx, "Status", func(ctx context.Context, p sdk.Provider) (err error) {
+		st, err = p.Status(ctx, req)
+		return err
+	})
+	return st, err
+}
+
+// Kubeconfig implements sdk.Provider.
+func (s *Supervised) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) (kc sdk.Kubeconfig, err error) {
+	err = s.call(ctx, "Kubeconfig", func(ctx context.Context, p sdk.Provider) (err error) {
+		kc, err = p.Kubeconfig(ctx, req)
+		return err
+	})
+	return kc, err
+}
+
+// Destroy implements sdk.Provider.
+func (s *Supervised) Destroy(ctx context.Context, req sdk.DestroyRequest) (op sdk.Operation, err error) {
+	err = s.call(ctx, "Destroy", func(ctx context.Context, p sdk.Provider) (err error) {
+		op, err = p.Destroy(ctx, req)
+		return err
+	})
+	return op, err
+}
