@@ -1,0 +1,139 @@
+// Package sdktest is the conformance kit for KubeOpera provider plugins.
+// A plugin author runs it with `go test` against their own built binary:
+//
+//	func TestConformance(t *testing.T) {
+//		sdktest.Run(t, sdktest.Config{
+//			Binary:      "../bin/kubeopera-provider-example",
+//			ValidInputs: map[string]string{"region": "eu-north-1"},
+//		})
+//	}
+//
+// It starts the binary exactly as the KubeOpera host does (go-plugin gRPC,
+// automatic mutual TLS) and checks the handshake, Info, the input schema,
+// field-level Validate errors, Provision idempotency, Status of an unknown
+// operation, and that calls a provider does not declare answer Unimplemented
+// (or FailedPrecondition for a provider that is not available yet).
+//
+// Provision and Destroy are really called when the provider declares them:
+// point the plugin at a test endpoint of its cloud through Config.Env.
+package sdktest
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// Config says what to test.
+type Config struct {
+	// Binary is the path of the plugin binary under test.
+	Binary string
+	// ValidInputs is a set of inputs the provider accepts. Fields with
+	// defaults may be left out.
+	ValidInputs map[string]string
+	// Credentials are passed with every call that takes them.
+	Credentials sdk.Credentials
+	// Env is added to the plugin's environment, e.g. to point it at a test
+	// endpoint of its cloud.
+	Env []string
+	// Timeout bounds each call (10s).
+	Timeout time.Duration
+}
+
+// kit is one run of the conformance checks.
+type kit struct {
+	cfg  Config
+	prov sdk.Provider
+	info sdk.Info
+}
+
+// Run starts the plugin and runs every conformance check as a subtest.
+func Run(t *testing.T, cfg Config) {
+	t.Helper()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	k := &kit{cfg: cfg}
+	k.handshake(t)
+	t.Run("InfoComplete", k.infoComplete)
+	t.Run("SchemaSane", k.schemaSane)
+	t.Run("ValidateFieldErrors", k.validateFieldErrors)
+	t.Run("ProvisionIdempotent", k.provisionIdempotent)
+	t.Run("StatusUnknownOperation", k.statusUnknown)
+	t.Run("UndeclaredCallsUnimplemented", k.undeclaredUnimplemented)
+}
+
+func (k *kit) ctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), k.cfg.Timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// handshake starts the plugin as the host does and reads its Info.
+func (k *kit) handshake(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(k.cfg.Binary)
+	cmd.Env = append(cmd.Environ(), k.cfg.Env...)
+	cc := sdk.ClientConfig(cmd)
+	cc.StartTimeout = k.cfg.Timeout
+	cc.Logger = hclog.New(&hclog.LoggerOptions{Name: filepath.Base(k.cfg.Binary), Output: testWriter{t}, Level: hclog.Warn})
+	client := goplugin.NewClient(cc)
+	t.Cleanup(client.Kill)
+	prov, err := sdk.Connect(client)
+	if err != nil {
+		t.Fatalf("handshake with %s: %v (the remaining checks need it)", k.cfg.Binary, err)
+	}
+	if got := client.NegotiatedVersion(); got != sdk.ProtocolVersion {
+		t.Fatalf("negotiated protocol v%d, want v%d", got, sdk.ProtocolVersion)
+	}
+	info, err := prov.GetInfo(k.ctx(t))
+	if err != nil {
+		t.Fatalf("GetInfo: %v", err)
+	}
+	k.prov, k.info = prov, info
+}
+
+func (k *kit) infoComplete(t *testing.T) {
+	i := k.info
+	need := map[string]string{"Name": i.Name, "DisplayName": i.DisplayName, "Cloud": i.Cloud,
+		"PluginVersion": i.PluginVersion, "SDKVersion": i.SDKVersion}
+	for field, v := range need {
+		if strings.TrimSpace(v) == "" {
+			t.Errorf("Info.%s is empty", field)
+		}
+	}
+	if len(i.Topologies) == 0 {
+		t.Errorf("Info.Topologies is empty: list at least one cluster shape")
+	}
+	if i.Availability != sdk.Available && i.Availability != sdk.Soon {
+		t.Errorf("Info.Availability = %q, want %q or %q", i.Availability, sdk.Available, sdk.Soon)
+	}
+	if i.ProtocolVersion != sdk.ProtocolVersion {
+		t.Errorf("Info.ProtocolVersion = %d, want %d", i.ProtocolVersion, sdk.ProtocolVersion)
+	}
+	base := filepath.Base(k.cfg.Binary)
+	if want := "kubeopera-provider-" + i.Name; base != want {
+		t.Errorf("binary is named %q; the host only loads it as %q", base, want)
+	}
+	if i.Availability == sdk.Available && len(i.Capabilities) == 0 {
+		t.Errorf("an AVAILABLE provider declares no capabilities")
+	}
+	if i.Availability == sdk.Soon && len(i.Capabilities) > 0 {
+		t.Errorf("a SOON provider declares capabilities %v", i.Capabilities)
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
