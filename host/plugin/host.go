@@ -23,7 +23,8 @@ type Options struct {
 	StartTimeout time.Duration
 	// CallTimeout bounds every call unless the caller's context is shorter (60s).
 	CallTimeout time.Duration
-	// HealthInterval is how often running plugins are pinged (10s).
+	// HealthInterval is how often running plugins are pinged (10s); a ping
+	// that takes longer than this (or 5s) counts as a failure.
 	HealthInterval time.Duration
 	// MinBackoff and MaxBackoff bound the wait before restarting a crashed
 	// plugin; it doubles with each crash in a row (250ms, 30s).
@@ -73,8 +74,9 @@ type Plugin struct {
 	Path     string
 	Checksum string // SHA-256, hex
 	Info     sdk.Info
-	// Running is false while a crashed plugin waits to be restarted.
-	Running  bool
+	// PID is the plugin's process ID; 0 while a crashed plugin waits to be
+	// restarted.
+	PID      int
 	Restarts int
 }
 

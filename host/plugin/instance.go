@@ -125,8 +125,12 @@ func (i *instance) connectionLost(p *process) string {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if !p.client.Exited() {
-		p.client.Kill()
+		p.forceKill()
+		for !p.client.Exited() && time.Now().Before(deadline.Add(2*time.Second)) {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
+	i.exited(p)
 	crash := p.stderr.crash()
 	first, _, _ := strings.Cut(crash, "\n")
 	return first
@@ -149,19 +153,23 @@ func (i *instance) healthCheck() {
 			return
 		}
 		i.log.Warn("health check failed; restarting", "error", err)
-	case <-time.After(5 * time.Second):
+	case <-time.After(min(5*time.Second, i.host.opts.HealthInterval)):
 		i.log.Warn("health check timed out; restarting")
 	}
-	p.client.Kill()
+	p.forceKill()
 }
 
 func (i *instance) describe() Plugin {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	return Plugin{
+	out := Plugin{
 		Name: i.cand.Name, Path: i.cand.Path, Checksum: hexSum(i.cand.Checksum),
-		Info: i.last.info, Running: i.proc != nil, Restarts: i.restarts,
+		Info: i.last.info, Restarts: i.restarts,
 	}
+	if i.proc != nil {
+		out.PID = i.proc.pid
+	}
+	return out
 }
 
 func (i *instance) close() {

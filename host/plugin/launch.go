@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ type process struct {
 	info     sdk.Info
 	stderr   *tail
 	started  time.Time
+	pid      int
 }
 
 // launch starts c, verifies its checksum, completes the handshake and reads
@@ -67,7 +69,22 @@ func launch(ctx context.Context, c Candidate, log hclog.Logger, startTimeout tim
 		return nil, &StartError{Reason: HandshakeFailed,
 			Detail: fmt.Sprintf("binary is named for %q but the plugin reports name %q; rename one to match", c.Name, info.Name)}
 	}
-	return &process{client: client, rpc: rpc, provider: prov, info: info, stderr: errTail, started: time.Now()}, nil
+	pid := 0
+	if rc := client.ReattachConfig(); rc != nil {
+		pid = rc.Pid
+	}
+	return &process{client: client, rpc: rpc, provider: prov, info: info, stderr: errTail, started: time.Now(), pid: pid}, nil
+}
+
+// forceKill sends SIGKILL. go-plugin's Kill first asks the plugin to shut
+// down over gRPC and waits without a deadline, which hangs on a plugin that
+// is stuck; watch notices the exit and go-plugin reaps the process.
+func (p *process) forceKill() {
+	if proc, err := os.FindProcess(p.pid); err == nil && p.pid > 0 {
+		_ = proc.Kill()
+		return
+	}
+	p.client.Kill()
 }
 
 // classifyStartError turns go-plugin's start errors, which are mostly text,

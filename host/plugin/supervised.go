@@ -34,12 +34,14 @@ func (s *Supervised) call(ctx context.Context, method string, fn func(context.Co
 	}
 	err = fn(ctx, p.provider)
 	switch {
+	case err == nil:
+		return nil
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &sdk.Error{Kind: sdk.KindDeadlineExceeded,
+			Message: "provider " + s.Name() + ": " + method + " did not answer before its deadline"}
 	case sdk.IsConnectionLost(err):
 		why := s.inst.connectionLost(p)
 		return sdk.Unavailable("provider %s crashed during %s (%s); it is being restarted, retry the call", s.Name(), method, why)
-	case sdk.KindOf(err) == sdk.KindDeadlineExceeded && ctx.Err() != nil:
-		return &sdk.Error{Kind: sdk.KindDeadlineExceeded,
-			Message: "provider " + s.Name() + ": " + method + " did not answer before its deadline"}
 	}
 	return err
 }

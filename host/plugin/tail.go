@@ -49,5 +49,8 @@ func (t *tail) crash() string {
 			return strings.Join(lines[i:], "\n")
 		}
 	}
+	if len(lines) == 0 {
+		return "process exited without output"
+	}
 	return lastLines(lines, 5)
 }

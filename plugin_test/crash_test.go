@@ -1,0 +1,160 @@
+package plugin_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+func pidOf(t *testing.T, h *plugin.Host, name string) plugin.Plugin {
+	t.Helper()
+	for _, p := range h.Plugins() {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no plugin %q", name)
+	return plugin.Plugin{}
+}
+
+func TestSIGKILLDuringCallRestartsPluginAndNextCallSucceeds(t *testing.T) {
+	markers := setMarkers(t)
+	h, logs := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture")})
+	p, _ := h.Provider("fixture")
+	before := pidOf(t, h, "fixture")
+
+	pid, errc := blockInPlugin(ctxTimeout(t, 20*time.Second), t, p, markers)
+	if pid != before.PID {
+		t.Fatalf("blocked in pid %d, host reports %d", pid, before.PID)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-errc
+	if !sdk.IsRetryable(err) || !strings.Contains(err.Error(), "provider fixture crashed during Status") {
+		t.Fatalf("in-flight call = %v (kind %q), want a retryable error saying the provider crashed", err, sdk.KindOf(err))
+	}
+
+	st, err := p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "ok"})
+	if err != nil || st.State != sdk.Succeeded {
+		t.Fatalf("call after the crash = %+v, %v; want SUCCEEDED", st, err)
+	}
+	after := pidOf(t, h, "fixture")
+	if after.Restarts != 1 || after.PID == before.PID || after.PID == 0 {
+		t.Errorf("after restart: restarts %d, pid %d (was %d)", after.Restarts, after.PID, before.PID)
+	}
+	if !strings.Contains(logs.String(), "provider fixture crashed") {
+		t.Errorf("host log does not report the crash:\n%s", logs)
+	}
+}
+
+func TestPanicIsReportedWithItsStack(t *testing.T) {
+	h, logs := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture")})
+	p, _ := h.Provider("fixture")
+	_, err := p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "panic"})
+	if !sdk.IsRetryable(err) || !strings.Contains(err.Error(), "panic: fixture asked to panic") {
+		t.Fatalf("Status(panic) = %v, want a retryable crash error quoting the panic", err)
+	}
+	if _, err := p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "ok"}); err != nil {
+		t.Fatalf("call after the panic: %v", err)
+	}
+	log := logs.String()
+	if !strings.Contains(log, "provider fixture crashed") || !strings.Contains(log, "goroutine ") {
+		t.Errorf("host log lacks the crash and its stack:\n%s", log)
+	}
+}
+
+func TestCallDeadlineEndsAHungCallWithoutKillingThePlugin(t *testing.T) {
+	markers := setMarkers(t)
+	h, _ := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture"), CallTimeout: 300 * time.Millisecond})
+	p, _ := h.Provider("fixture")
+	start := time.Now()
+	_, errc := blockInPlugin(ctxTimeout(t, 20*time.Second), t, p, markers)
+	err := <-errc
+	if !errors.Is(err, sdk.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "did not answer before its deadline") {
+		t.Fatalf("hung call = %v, want DeadlineExceeded naming the provider", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("the 300ms deadline took %v to end the call", waited)
+	}
+	if _, err := p.Status(ctxTimeout(t, 5*time.Second), sdk.StatusRequest{OperationID: "ok"}); err != nil {
+		t.Fatalf("call after the deadline: %v", err)
+	}
+	if r := pidOf(t, h, "fixture").Restarts; r != 0 {
+		t.Errorf("a deadline restarted the plugin %d times", r)
+	}
+}
+
+func TestStoppedPluginFailsHealthCheckAndIsRestarted(t *testing.T) {
+	h, logs := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture"), HealthInterval: 200 * time.Millisecond})
+	before := pidOf(t, h, "fixture")
+	if err := syscall.Kill(before.PID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(before.PID, syscall.SIGKILL) })
+	deadline := time.Now().Add(20 * time.Second)
+	for pidOf(t, h, "fixture").Restarts == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a stopped plugin was not restarted; log:\n%s", logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p, _ := h.Provider("fixture")
+	if _, err := p.Status(ctxTimeout(t, 10*time.Second), sdk.StatusRequest{OperationID: "ok"}); err != nil {
+		t.Fatalf("call after the health restart: %v", err)
+	}
+	if !strings.Contains(logs.String(), "health check") {
+		t.Errorf("log does not say why the plugin was restarted:\n%s", logs)
+	}
+}
+
+func TestTamperedBinaryIsRefusedAtRestart(t *testing.T) {
+	dir := pluginDir(t, "fixture")
+	h, _ := openHost(t, plugin.Options{Dir: dir})
+	p, _ := h.Provider("fixture")
+	// Replace the binary the way an attacker or a careless deploy would.
+	path := filepath.Join(dir, "kubeopera-provider-fixture")
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path+".new", append(orig, []byte("tampered")...), 0o755)
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pidOf(t, h, "fixture").PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Status(ctxTimeout(t, 10*time.Second), sdk.StatusRequest{OperationID: "ok"})
+	for i := 0; err != nil && strings.Contains(err.Error(), "crashed"); i++ {
+		// The kill may land during the call; the next one must meet the checksum.
+		_, err = p.Status(ctxTimeout(t, 10*time.Second), sdk.StatusRequest{OperationID: "ok"})
+	}
+	if err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Fatalf("call after tampering = %v, want a refusal naming the checksum mismatch", err)
+	}
+	if pidOf(t, h, "fixture").PID != 0 {
+		t.Errorf("the tampered binary is running")
+	}
+}
+
+func TestCloseStopsEveryPluginProcess(t *testing.T) {
+	h, _ := openHost(t, plugin.Options{Dir: pluginDir(t, productPlugins...)})
+	var pids []int
+	for _, p := range h.Plugins() {
+		pids = append(pids, p.PID)
+	}
+	h.Close()
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("plugin pid %d still exists after Close (kill 0: %v)", pid, err)
+		}
+	}
+}
