@@ -1,0 +1,89 @@
+package awsprovider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+var vanilla = Options{Name: "aws-vanilla", ControlPlane: true, MinNodes: 0, KubernetesVersions: []string{"1.33", "1.32"}}
+var eks = Options{Name: "aws-eks", MinNodes: 1, KubernetesVersions: []string{"1.33", "1.32"}}
+
+func TestValidate(t *testing.T) {
+	base := func(kv ...string) map[string]string {
+		m := map[string]string{"region": "eu-north-1", "credentialRef": "cred-1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	goodKeys := sdk.Credentials{"kind": "access_key", "accessKeyId": "AKIAABCDEFGHIJKLMNOP", "secretAccessKey": strings.Repeat("s", 40)}
+	cases := []struct {
+		name   string
+		opts   Options
+		inputs map[string]string
+		creds  sdk.Credentials
+		want   map[string]string // field -> part of the message
+	}{
+		{"defaults are valid", vanilla, base(), nil, nil},
+		{"three control planes", vanilla, base("controlPlaneCount", "3"), nil, nil},
+		{"even control planes break quorum", vanilla, base("controlPlaneCount", "2"), nil,
+			map[string]string{"inputs.controlPlaneCount": "use 1 or 3"}},
+		{"too many control planes", vanilla, base("controlPlaneCount", "9"), nil,
+			map[string]string{"inputs.controlPlaneCount": "1, 3, 5 or 7"}},
+		{"eks has no control plane input", eks, base("controlPlaneCount", "1"), nil,
+			map[string]string{"inputs.controlPlaneCount": "not an input"}},
+		{"eks needs a node", eks, base("nodeCount", "0"), nil, map[string]string{"inputs.nodeCount": "between 1 and 100"}},
+		{"vanilla may have no workers", vanilla, base("nodeCount", "0"), nil, nil},
+		{"bad region", vanilla, base("region", "Europe"), nil, map[string]string{"inputs.region": "not an AWS region"}},
+		{"gov region", vanilla, base("region", "us-gov-west-1"), nil, nil},
+		{"bad instance type", vanilla, base("instanceType", "large"), nil, map[string]string{"inputs.instanceType": "t3.medium"}},
+		{"version not offered", eks, base("kubernetesVersion", "1.20"), nil, map[string]string{"inputs.kubernetesVersion": "one of"}},
+		{"missing required fields all at once", eks, map[string]string{}, nil,
+			map[string]string{"inputs.region": "required", "inputs.credentialRef": "required"}},
+		{"type error reported once", vanilla, base("nodeCount", "two"), nil, map[string]string{"inputs.nodeCount": "whole number"}},
+		{"good access key", eks, base(), goodKeys, nil},
+		{"bad access key, secret never echoed", eks, base(), sdk.Credentials{"kind": "access_key", "accessKeyId": "nope", "secretAccessKey": "hunter2"},
+			map[string]string{"credentials.accessKeyId": "AKIA", "credentials.secretAccessKey": "40 characters"}},
+		{"assume role", eks, base(), sdk.Credentials{"kind": "assume_role", "roleArn": "arn:aws:iam::123456789012:role/kubeopera"}, nil},
+		{"bad role arn", eks, base(), sdk.Credentials{"kind": "assume_role", "roleArn": "role"}, map[string]string{"credentials.roleArn": "IAM role ARN"}},
+		{"unknown credential kind", eks, base(), sdk.Credentials{"kind": "password"}, map[string]string{"credentials.kind": "access_key or assume_role"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := Validate(tc.opts, tc.inputs, tc.creds)
+			got := map[string]string{}
+			for _, e := range errs {
+				if _, dup := got[e.Field]; dup {
+					t.Errorf("%s reported twice", e.Field)
+				}
+				got[e.Field] = e.Message
+				if strings.Contains(e.Message, "hunter2") {
+					t.Errorf("%s echoes the secret: %q", e.Field, e.Message)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("errors = %v, want fields %v", errs, tc.want)
+			}
+			for f, part := range tc.want {
+				if !strings.Contains(got[f], part) {
+					t.Errorf("%s = %q, want it to mention %q", f, got[f], part)
+				}
+			}
+		})
+	}
+}
+
+func TestSchemaDefaults(t *testing.T) {
+	got := map[string]string{}
+	for _, f := range Schema(vanilla) {
+		got[f.Name] = f.Default
+	}
+	want := map[string]string{"region": "", "controlPlaneCount": "1", "nodeCount": "2", "instanceType": "t3.medium",
+		"kubernetesVersion": "1.33", "credentialRef": ""}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("defaults = %v, want %v", got, want)
+	}
+}
