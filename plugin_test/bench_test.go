@@ -1,0 +1,140 @@
+package plugin_test
+
+import (
+	"context"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// BenchmarkLaunchHandshake measures what starting one plugin costs the host:
+// discovery, checksum, process start, mTLS handshake, GetInfo, and stop.
+func BenchmarkLaunchHandshake(b *testing.B) {
+	dir := pluginDir(b, "gcp-stub")
+	quiet := hclog.NewNullLogger()
+	for b.Loop() {
+		h, err := plugin.Open(context.Background(), plugin.Options{Dir: dir, Logger: quiet})
+		if err != nil || len(h.Plugins()) != 1 {
+			b.Fatalf("open: %v, %d plugins", err, len(h.Plugins()))
+		}
+		h.Close()
+	}
+}
+
+// rawGRPC is the baseline: a plain gRPC unary call (health Check) to a
+// server in this process over TCP loopback, without TLS.
+func rawGRPC(b *testing.B) healthpb.HealthClient {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	go func() { _ = srv.Serve(lis) }()
+	b.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	return healthpb.NewHealthClient(conn)
+}
+
+func hostProvider(b *testing.B) *plugin.Supervised {
+	h, err := plugin.Open(context.Background(), plugin.Options{Dir: pluginDir(b, "fixture"), Logger: hclog.NewNullLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(h.Close)
+	p, err := h.Provider("fixture")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func percentile(d []time.Duration, p float64) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return float64(s[int(float64(len(s)-1)*p)].Nanoseconds())
+}
+
+// BenchmarkStatusRoundTrip alternates one Status call through the host and
+// one raw gRPC call per iteration, so both see the same machine load, and
+// reports p50/p99 of each and the host/raw ratio of the medians.
+func BenchmarkStatusRoundTrip(b *testing.B) {
+	p, raw := hostProvider(b), rawGRPC(b)
+	ctx := context.Background()
+	var viaHost, viaRaw []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := p.Status(ctx, sdk.StatusRequest{OperationID: "ok"}); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := raw.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+			b.Fatal(err)
+		}
+		viaHost, viaRaw = append(viaHost, t1.Sub(t0)), append(viaRaw, time.Since(t1))
+	}
+	b.ReportMetric(percentile(viaHost, 0.5), "host-p50-ns")
+	b.ReportMetric(percentile(viaHost, 0.99), "host-p99-ns")
+	b.ReportMetric(percentile(viaRaw, 0.5), "raw-p50-ns")
+	b.ReportMetric(percentile(viaRaw, 0.99), "raw-p99-ns")
+	b.ReportMetric(percentile(viaHost, 0.5)/percentile(viaRaw, 0.5), "host/raw-p50")
+}
+
+// parallel runs n calls of call spread over 16 goroutines and returns calls/s.
+func parallel(b *testing.B, n int, call func() error) float64 {
+	const workers = 16
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				if err := call(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// BenchmarkStatus16Callers measures throughput with 16 concurrent callers
+// through the host against the raw gRPC baseline in the same run.
+func BenchmarkStatus16Callers(b *testing.B) {
+	p, raw := hostProvider(b), rawGRPC(b)
+	ctx := context.Background()
+	var hostRate, rawRate float64
+	rounds := 0
+	for b.Loop() {
+		rounds++
+		hostRate += parallel(b, 1000, func() error {
+			_, err := p.Status(ctx, sdk.StatusRequest{OperationID: "ok"})
+			return err
+		})
+		rawRate += parallel(b, 1000, func() error {
+			_, err := raw.Check(ctx, &healthpb.HealthCheckRequest{})
+			return err
+		})
+	}
+	b.ReportMetric(hostRate/float64(rounds), "host-calls/s")
+	b.ReportMetric(rawRate/float64(rounds), "raw-calls/s")
+	b.ReportMetric(hostRate/rawRate, "host/raw-throughput")
+}
