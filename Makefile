@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 PLUGINS := aws-vanilla aws-eks gcp-stub azure-stub
 
-.PHONY: all build plugins cli tools generate check-generated vet test bench run clean
+.PHONY: all build plugins cli tools testbin generate check-generated vet test bench run dev clean
 
 all: build
 
@@ -43,9 +43,16 @@ check-generated: generate
 vet:
 	$(GO) vet ./...
 
-# Everything: generated-code drift, vet, then every test (plugin_test builds the plugins itself).
-test: check-generated vet
-	$(GO) test -count=1 ./...
+# Sandbox binaries (etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler, kwok) built from the Go module proxy into bin/k8s/<version>;
+# what is already built is skipped.
+testbin:
+	hack/build-testbin.sh
+
+# Everything: generated-code drift, vet, the sandbox binaries, then every test
+# with a throwaway PostgreSQL 15 (plugin_test builds the plugins itself).
+test: check-generated vet testbin
+	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./plugin_test/
@@ -53,6 +60,11 @@ bench:
 # Run the product on its embedded defaults.
 run: build
 	$(BIN)/kubeopera plugins list --plugin-dir $(BIN)/plugins
+
+# A management sandbox with simulated nodes, left running; its kubeconfig is
+# written to bin/dev/kubeconfig.
+dev: cli testbin
+	$(BIN)/kubeopera dev --kubeconfig-out $(BIN)/dev/kubeconfig
 
 clean:
 	rm -rf $(BIN)

@@ -26,6 +26,6 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newPluginsCommand())
+	root.AddCommand(newVersionCommand(), newPluginsCommand(), newDevCommand())
 	return root
 }
