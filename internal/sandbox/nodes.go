@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
@@ -32,8 +34,9 @@ const staticTaint = "sandbox.kubeopera.io/static"
 
 func (n Node) managed() bool { return n.Conditions == nil }
 
-// AddNode creates a simulated node. It needs a sandbox started with
-// Workloads (or Nodes) for kwok to make the node Ready.
+// AddNode creates a simulated node and, when kwok manages it, waits until it
+// is Ready and schedulable. It needs a sandbox started with Workloads (or
+// Nodes).
 func (s *Sandbox) AddNode(ctx context.Context, n Node) error {
 	capacity := n.Capacity
 	if capacity == nil {
@@ -68,47 +71,66 @@ func (s *Sandbox) AddNode(ctx context.Context, n Node) error {
 		return fmt.Errorf("create node %s: %w", n.Name, err)
 	}
 	if n.managed() {
-		return nil
+		return s.waitReady(ctx, n.Name)
 	}
+	// A merge patch of the status subresource: nothing else races it, unlike
+	// an update of the object the API server has just touched.
 	now := metav1.Now()
-	created.Status = node.Status
+	var conds []corev1.NodeCondition
 	for _, c := range n.Conditions {
 		c.LastHeartbeatTime, c.LastTransitionTime = now, now
-		created.Status.Conditions = append(created.Status.Conditions, c)
+		conds = append(conds, c)
 	}
-	if _, err := s.Client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
+	if err != nil {
+		return err
+	}
+	if _, err := s.Client.CoreV1().Nodes().Patch(ctx, created.Name, types.MergePatchType, patch,
+		metav1.PatchOptions{}, "status"); err != nil {
 		return fmt.Errorf("set conditions of node %s: %w", n.Name, err)
 	}
 	return nil
 }
 
-// waitNodesReady waits until kwok has made every managed node Ready, and
-// reports a dead kwok at once instead of waiting out the timeout.
-func (s *Sandbox) waitNodesReady(ctx context.Context, nodes []Node) error {
-	for _, n := range nodes {
-		if !n.managed() {
-			continue
+// waitReady waits until kwok has made node name Ready, then removes the
+// not-ready taint the API server put on it at creation (the node lifecycle
+// controller, which would remove it, does not run in a sandbox). A dead
+// kwok is reported at once instead of waiting out the timeout.
+func (s *Sandbox) waitReady(ctx context.Context, name string) error {
+	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		for _, p := range s.procs {
+			if err := p.exited(); err != nil {
+				return false, err
+			}
 		}
-		err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			for _, p := range s.procs {
-				if err := p.exited(); err != nil {
-					return false, err
-				}
-			}
-			node, err := s.Client.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
-			if err != nil {
-				return false, nil
-			}
-			for _, c := range node.Status.Conditions {
-				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-					return true, nil
-				}
-			}
+		node, err := s.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil || !isReady(node) {
 			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("node %s did not become Ready: %w", n.Name, err)
 		}
+		var taints []corev1.Taint
+		for _, t := range node.Spec.Taints {
+			if t.Key != corev1.TaintNodeNotReady {
+				taints = append(taints, t)
+			}
+		}
+		if len(taints) == len(node.Spec.Taints) {
+			return true, nil
+		}
+		node.Spec.Taints = taints
+		_, err = s.Client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
+		return err == nil, nil // a conflict with kwok's update: try again
+	})
+	if err != nil {
+		return fmt.Errorf("node %s did not become Ready: %w", name, err)
 	}
 	return nil
+}
+
+func isReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

@@ -30,7 +30,7 @@ type Options struct {
 	// It is implied when Nodes is not empty.
 	Workloads bool
 	// Nodes are created at start; Start returns once kwok made each node it
-	// manages Ready.
+	// manages Ready and schedulable.
 	Nodes []Node
 	// StartTimeout bounds Start (60s).
 	StartTimeout time.Duration
@@ -92,9 +92,6 @@ func Start(ctx context.Context, opts Options) (_ *Sandbox, err error) {
 		if err := s.AddNode(ctx, n); err != nil {
 			return s, err
 		}
-	}
-	if err := s.waitNodesReady(ctx, opts.Nodes); err != nil {
-		return s, err
 	}
 	return s, nil
 }

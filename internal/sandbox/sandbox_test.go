@@ -178,6 +178,9 @@ func TestSimulatedNodesDeploymentAndJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sick.Status.Capacity.Memory().String() != "16Gi" || sick.Spec.Taints[0].Key != staticTaint {
+		t.Errorf("sick node capacity %v, taints %v", sick.Status.Capacity, sick.Spec.Taints)
+	}
 	if ready(*sick) || !hasCondition(*sick, corev1.NodeMemoryPressure) {
 		t.Errorf("sick node conditions changed: %+v", sick.Status.Conditions)
 	}

@@ -1,0 +1,67 @@
+package sandbox
+
+import (
+	"context"
+
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// BenchmarkStart measures a warm sandbox start (binaries built, caches
+// warm) and reports the resident memory of its processes once started.
+func BenchmarkStart(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"apiserver-only", Options{}},
+		{"with-workloads-3-nodes", Options{Nodes: []Node{{Name: "n1"}, {Name: "n2"}, {Name: "n3"}}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			bin, err := BinDir()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rss int64
+			for b.Loop() {
+				s, err := Start(context.Background(), tc.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				rss += residentBytes(bin)
+				if err := s.Stop(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(rss)/float64(b.N)/(1<<20), "rss-MiB")
+		})
+	}
+}
+
+// residentBytes sums VmRSS of every process running a binary from dir.
+func residentBytes(dir string) int64 {
+	var total int64
+	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
+	for _, exe := range exes {
+		target, err := os.Readlink(exe)
+		if err != nil || filepath.Dir(target) != dir {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join(filepath.Dir(exe), "status"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				total += kb << 10
+			}
+		}
+	}
+	return total
+}
