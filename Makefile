@@ -22,11 +22,11 @@ plugins:
 		$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/plugins/kubeopera-provider-$$p ./plugins/$$p || exit 1; \
 	done
 
-# Code generators, pinned in hack/go.mod.
+# Code generators, pinned in hack/tools/go.mod.
 tools: $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc
 
-$(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc: hack/go.mod
-	cd hack && GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go google.golang.org/grpc/cmd/protoc-gen-go-grpc
+$(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc: hack/tools/go.mod
+	cd hack/tools && GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go google.golang.org/grpc/cmd/protoc-gen-go-grpc
 
 generate: tools
 	@command -v protoc >/dev/null || hack/ensure-protoc.sh

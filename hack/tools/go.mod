@@ -1,4 +1,4 @@
-module github.com/ochestra-tech/kubeopera/hack
+module github.com/ochestra-tech/kubeopera/hack/tools
 
 go 1.26.8
 
