@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/server/serve"
+)
+
+// serverFlags are shared by the commands that open the server's database.
+func serverFlags(cmd *cobra.Command, c *serve.Config) {
+	cmd.Flags().StringVar(&c.DataDir, "data-dir", envOr("KUBEOPERA_DATA_DIR", "data"), "directory for the SQLite database, generated key and first admin token (env KUBEOPERA_DATA_DIR)")
+	cmd.Flags().StringVar(&c.Database, "database", os.Getenv("KUBEOPERA_DATABASE_URL"), "postgres:// URL, or a SQLite file path; default <data-dir>/kubeopera.db (env KUBEOPERA_DATABASE_URL)")
+	c.Getenv = os.LookupEnv
+}
+
+func newServerCommand() *cobra.Command {
+	var c serve.Config
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Run the KubeOpera REST API",
+		Long: "Run the REST API the dashboard uses. With no flags it keeps everything in ./data on SQLite,\n" +
+			"creates the first platform-admin token if there is none and says where it is, and listens on\n" +
+			"127.0.0.1:8080. SIGINT or SIGTERM shut it down gracefully.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve.Run(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), nil)
+		},
+	}
+	serverFlags(cmd, &c)
+	cmd.Flags().StringVar(&c.Listen, "listen", envOr("KUBEOPERA_LISTEN", "127.0.0.1:8080"), "address to listen on (env KUBEOPERA_LISTEN)")
+	cmd.Flags().StringVar(&c.PluginDir, "plugin-dir", plugin.DirFromEnv(), "directory of provider plugins (env KUBEOPERA_PLUGIN_DIR)")
+	cmd.Flags().StringVar(&c.ManagementKubeconfig, "kubeconfig", os.Getenv("KUBEOPERA_MANAGEMENT_KUBECONFIG"), "kubeconfig of the management cluster that runs the controller; default in-cluster when in a cluster")
+	cmd.Flags().StringVar(&c.SelfKubeconfig, "self-kubeconfig", os.Getenv("KUBEOPERA_SELF_KUBECONFIG"), "kubeconfig of the cluster this server runs in, for self-registration; default in-cluster")
+	return cmd
+}

@@ -1,0 +1,95 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/kubeconfig"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// connectRequest is POST /clusters/connect, as JSON or as a multipart form
+// whose "kubeconfig" part may be an uploaded file.
+type connectRequest struct {
+	Name       string `json:"name" form:"name"`
+	Provider   string `json:"provider" form:"provider"`
+	Region     string `json:"region" form:"region"`
+	Kubeconfig string `json:"kubeconfig" form:"kubeconfig"`
+}
+
+func (s *server) connectCluster(c *fiber.Ctx) error {
+	req, err := readConnect(c)
+	if err != nil {
+		return err
+	}
+	if err := collect(checkName("name", req.Name), checkCloud("provider", req.Provider), checkRegion("region", req.Region)); err != nil {
+		return err
+	}
+	if _, err := kubeconfig.Validate([]byte(req.Kubeconfig), maxKubeconfigBytes); err != nil {
+		return invalid(FieldProblem{"kubeconfig", err.Error()})
+	}
+	if p := checkKubeconfigSafe([]byte(req.Kubeconfig)); p != nil {
+		return invalid(*p)
+	}
+	if _, ok := s.registry.(hostclusters.Unconfigured); ok {
+		return problem(http.StatusServiceUnavailable, "%v", hostclusters.ErrNotConfigured)
+	}
+	row := &store.Cluster{Name: req.Name, Provider: req.Provider, Region: req.Region,
+		Source: store.SourceConnectedExisting, Status: "Pending", Message: "waiting for the controller to validate access"}
+	return s.createAndHandOver(c, row, hostclusters.Spec{Mode: hostclusters.ConnectExisting,
+		Provider: req.Provider, Region: req.Region, Kubeconfig: []byte(req.Kubeconfig)})
+}
+
+// createAndHandOver inserts the row, creates its HostCluster and answers
+// 202 with the row. If the HostCluster cannot be created the row is removed,
+// so nothing is left half-made.
+func (s *server) createAndHandOver(c *fiber.Ctx, row *store.Cluster, spec hostclusters.Spec) error {
+	ctx := c.UserContext()
+	if err := s.store.CreateCluster(ctx, row); err != nil {
+		return err
+	}
+	spec.ID = row.ID
+	if err := s.registry.Create(ctx, spec); err != nil {
+		if derr := s.store.DeleteCluster(ctx, row.ID); derr != nil {
+			s.log.Error("could not remove cluster row after HostCluster failure", "cluster", row.ID, "error", derr)
+		}
+		if errors.Is(err, hostclusters.ErrNotConfigured) {
+			return problem(http.StatusServiceUnavailable, "%v", err)
+		}
+		return problem(http.StatusBadGateway, "could not hand cluster %q to the controller: %v", row.Name, err)
+	}
+	return c.Status(http.StatusAccepted).JSON(row)
+}
+
+func readConnect(c *fiber.Ctx) (connectRequest, error) {
+	var req connectRequest
+	if !strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEMultipartForm) {
+		return req, bindJSON(c, &req)
+	}
+	if err := c.BodyParser(&req); err != nil {
+		return req, problem(http.StatusBadRequest, "cannot read the form: %v", err)
+	}
+	fh, err := c.FormFile("kubeconfig")
+	if err != nil {
+		return req, nil // pasted as a plain field, or missing: Validate says which
+	}
+	if fh.Size > maxKubeconfigBytes {
+		return req, invalid(FieldProblem{"kubeconfig", "the uploaded file is larger than the 256 KiB limit"})
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return req, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxKubeconfigBytes+1))
+	if err != nil {
+		return req, err
+	}
+	req.Kubeconfig = string(b)
+	return req, nil
+}

@@ -1,0 +1,179 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/server/sealing"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// credentialRequest is POST /credentials. The secret fields are accepted
+// here and never returned by any route.
+type credentialRequest struct {
+	Label string `json:"label"`
+	Kind  string `json:"kind"`
+	// access_key
+	AccessKeyID     string `json:"accessKeyId"`
+	SecretAccessKey string `json:"secretAccessKey"`
+	// assume_role
+	RoleARN             string `json:"roleArn"`
+	ExternalID          string `json:"externalId"`
+	SourceCredentialRef string `json:"sourceCredentialRef"`
+}
+
+// payload is what is sealed: the secret part of a credential.
+type payload struct {
+	AccessKeyID         string `json:"accessKeyId,omitempty"`
+	SecretAccessKey     string `json:"secretAccessKey,omitempty"`
+	RoleARN             string `json:"roleArn,omitempty"`
+	ExternalID          string `json:"externalId,omitempty"`
+	SourceCredentialRef string `json:"sourceCredentialRef,omitempty"`
+}
+
+var (
+	accessKeyIDRE = regexp.MustCompile(`^(AKIA|ASIA)[A-Z0-9]{16}$`)
+	roleARNRE     = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
+	labelRE       = regexp.MustCompile(`^[\w .:-]{1,64}$`)
+)
+
+func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest) error {
+	var checks []*FieldProblem
+	if !labelRE.MatchString(r.Label) {
+		checks = append(checks, &FieldProblem{"label", "must be 1 to 64 letters, digits, spaces or . _ : -"})
+	}
+	switch r.Kind {
+	case store.CredentialKindAccessKey:
+		if !accessKeyIDRE.MatchString(r.AccessKeyID) {
+			checks = append(checks, &FieldProblem{"accessKeyId", "is not an AWS access key ID (20 characters starting with AKIA or ASIA)"})
+		}
+		if len(r.SecretAccessKey) != 40 {
+			checks = append(checks, &FieldProblem{"secretAccessKey", "is not an AWS secret access key (40 characters)"})
+		}
+	case store.CredentialKindAssumeRole:
+		if !roleARNRE.MatchString(r.RoleARN) {
+			checks = append(checks, &FieldProblem{"roleArn", "is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)"})
+		}
+		src, err := s.store.GetCredential(c.UserContext(), r.SourceCredentialRef)
+		if err != nil || src.Kind != store.CredentialKindAccessKey {
+			checks = append(checks, &FieldProblem{"sourceCredentialRef", "must be the ID of a stored access_key credential to assume the role with"})
+		}
+	default:
+		checks = append(checks, &FieldProblem{"kind", "must be access_key or assume_role"})
+	}
+	return collect(checks...)
+}
+
+func (s *server) createCredential(c *fiber.Ctx) error {
+	var r credentialRequest
+	if err := bindJSON(c, &r); err != nil {
+		return err
+	}
+	if err := s.checkCredential(c, r); err != nil {
+		return err
+	}
+	p := payload{AccessKeyID: r.AccessKeyID, SecretAccessKey: r.SecretAccessKey, RoleARN: r.RoleARN,
+		ExternalID: r.ExternalID, SourceCredentialRef: r.SourceCredentialRef}
+	plain, _ := json.Marshal(p)
+	id := uuid.NewString()
+	// The row ID is the additional data, so a ciphertext moved to another
+	// row does not open.
+	sealed, keyID, err := s.keyring.Seal(plain, []byte(id))
+	if err != nil {
+		return fmt.Errorf("seal credential: %w", err)
+	}
+	shown := r.AccessKeyID
+	if r.Kind == store.CredentialKindAssumeRole {
+		shown = r.RoleARN
+	}
+	row := &store.Credential{ID: id, Label: r.Label, Kind: r.Kind, Ciphertext: sealed, KeyID: keyID,
+		Last4: sealing.Last4(shown), CreatedBy: who(c).Name}
+	if err := s.store.CreateCredential(c.UserContext(), row); err != nil {
+		return err
+	}
+	return c.Status(http.StatusCreated).JSON(row)
+}
+
+func (s *server) listCredentials(c *fiber.Ctx) error {
+	rows, err := s.store.ListCredentials(c.UserContext())
+	if err != nil {
+		return err
+	}
+	if rows == nil {
+		rows = []store.Credential{}
+	}
+	return c.JSON(fiber.Map{"items": rows})
+}
+
+func (s *server) getCredential(c *fiber.Ctx) error {
+	row, err := s.store.GetCredential(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(row)
+}
+
+// inProgress are the cluster statuses during which a provider may still need
+// the cluster's credential.
+var inProgress = []string{"Pending", "Provisioning", "ValidatingAccess", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera"}
+
+func (s *server) deleteCredential(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	row, err := s.store.GetCredential(ctx, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	users, err := s.store.ClustersUsingCredential(ctx, row.ID, inProgress)
+	if err != nil {
+		return err
+	}
+	if len(users) > 0 {
+		names := make([]string, len(users))
+		for i, u := range users {
+			names[i] = u.Name
+		}
+		return problem(http.StatusConflict, "credential %q is used by clusters still provisioning: %s; wait for them to finish or delete them first",
+			row.Label, strings.Join(names, ", "))
+	}
+	if err := s.store.DeleteCredential(ctx, row.ID); err != nil {
+		return err
+	}
+	return c.SendStatus(http.StatusNoContent)
+}
+
+// resolveCredentials opens a stored credential into what a provider plugin
+// receives. An assume_role credential carries its source keys along.
+func (s *server) resolveCredentials(c *fiber.Ctx, id string) (sdk.Credentials, error) {
+	row, err := s.store.GetCredential(c.UserContext(), id)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := s.keyring.Open(row.Ciphertext, row.KeyID, []byte(row.ID))
+	if err != nil {
+		return nil, fmt.Errorf("open credential %s: %w", row.ID, err)
+	}
+	var p payload
+	if err := json.Unmarshal(plain, &p); err != nil {
+		return nil, fmt.Errorf("decode credential %s: %w", row.ID, err)
+	}
+	out := sdk.Credentials{"kind": row.Kind}
+	switch row.Kind {
+	case store.CredentialKindAccessKey:
+		out["accessKeyId"], out["secretAccessKey"] = p.AccessKeyID, p.SecretAccessKey
+	case store.CredentialKindAssumeRole:
+		out["roleArn"], out["externalId"] = p.RoleARN, p.ExternalID
+		src, err := s.resolveCredentials(c, p.SourceCredentialRef)
+		if err != nil {
+			return nil, fmt.Errorf("source credential of %s: %w", row.ID, err)
+		}
+		out["sourceAccessKeyId"], out["sourceSecretAccessKey"] = src["accessKeyId"], src["secretAccessKey"]
+	}
+	return out, nil
+}

@@ -1,0 +1,26 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+type health struct {
+	Status string `json:"status"`
+}
+
+func (s *server) healthz(c *fiber.Ctx) error {
+	return c.JSON(health{Status: "ok"})
+}
+
+func (s *server) readyz(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		return problem(http.StatusServiceUnavailable, "database not reachable: %v", err)
+	}
+	return c.JSON(health{Status: "ready"})
+}

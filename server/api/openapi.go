@@ -1,0 +1,125 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// openAPIDoc is built from the route table, so every route is documented
+// and nothing undocumented is routed. (Built in init: the table refers to
+// serveOpenAPI, so a variable initializer would be a cycle.)
+var openAPIDoc []byte
+
+func init() { openAPIDoc = buildOpenAPI() }
+
+func buildOpenAPI() []byte {
+	paths := map[string]map[string]any{}
+	for _, r := range routes {
+		p := openAPIPath(r.path)
+		if paths[p] == nil {
+			paths[p] = map[string]any{}
+		}
+		op := map[string]any{"summary": r.summary, "responses": responsesOf(r)}
+		if r.role != Anonymous {
+			op["security"] = []any{map[string]any{"bearer": []string{}}}
+			op["description"] = "Needs the " + string(r.role) + " role."
+		}
+		if strings.Contains(r.path, ":id") {
+			op["parameters"] = []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]string{"type": "string"}}}
+		}
+		if r.request != "" {
+			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+				"application/json": map[string]any{"schema": ref(r.request)}}}
+		}
+		paths[p][strings.ToLower(r.method)] = op
+	}
+	doc := map[string]any{
+		"openapi": "3.0.3",
+		"info":    map[string]string{"title": "KubeOpera API", "version": "v1"},
+		"paths":   paths,
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"bearer": map[string]string{"type": "http", "scheme": "bearer"}},
+			"schemas":         schemas,
+		},
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func openAPIPath(fiberPath string) string {
+	return strings.ReplaceAll(fiberPath, ":id", "{id}")
+}
+
+func ref(name string) map[string]string { return map[string]string{"$ref": "#/components/schemas/" + name} }
+
+func responsesOf(r route) map[string]any {
+	ok := map[string]any{"description": http.StatusText(r.status)}
+	if r.response != "" {
+		ok["content"] = map[string]any{"application/json": map[string]any{"schema": ref(r.response)}}
+	}
+	out := map[string]any{strconv.Itoa(r.status): ok,
+		"default": map[string]any{"description": "an error", "content": map[string]any{
+			"application/problem+json": map[string]any{"schema": ref("Problem")}}}}
+	return out
+}
+
+func obj(props map[string]string, required ...string) map[string]any {
+	p := map[string]any{}
+	for name, typ := range props {
+		switch {
+		case strings.HasPrefix(typ, "[]"):
+			p[name] = map[string]any{"type": "array", "items": ref(typ[2:])}
+		case strings.HasPrefix(typ, "#"):
+			p[name] = ref(typ[1:])
+		case typ == "map":
+			p[name] = map[string]any{"type": "object", "additionalProperties": map[string]string{"type": "string"}}
+		default:
+			p[name] = map[string]string{"type": typ}
+		}
+	}
+	out := map[string]any{"type": "object", "properties": p}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	return out
+}
+
+var schemas = map[string]any{
+	"Health": obj(map[string]string{"status": "string"}),
+	"Problem": obj(map[string]string{"type": "string", "title": "string", "status": "integer", "detail": "string",
+		"fields": "[]FieldProblem"}),
+	"FieldProblem": obj(map[string]string{"field": "string", "message": "string"}),
+	"Cluster": obj(map[string]string{"id": "string", "name": "string", "provider": "string", "region": "string",
+		"source": "string", "is_host": "boolean", "status": "string", "message": "string", "kubernetes_version": "string",
+		"node_count": "integer", "ready_node_count": "integer", "cluster_uid": "string", "credential_id": "string",
+		"created_at": "string", "updated_at": "string"}),
+	"ClusterList": obj(map[string]string{"items": "[]Cluster", "hostRegistered": "boolean"}),
+	"ConnectRequest": obj(map[string]string{"name": "string", "provider": "string", "region": "string", "kubeconfig": "string"},
+		"name", "provider", "kubeconfig"),
+	"ProvisionRequest": obj(map[string]string{"name": "string", "provider": "string", "topology": "string", "inputs": "map",
+		"domain": "string", "gitOpsRepoURL": "string", "gitOpsPath": "string", "gitCredentialsSecretRef": "string",
+		"adminEmail": "string", "adminUsername": "string"}, "name", "provider", "inputs", "domain", "gitOpsRepoURL"),
+	"RegisterSelfRequest": obj(map[string]string{"name": "string"}),
+	"Provider": obj(map[string]string{"name": "string", "displayName": "string", "cloud": "string", "availability": "string",
+		"version": "string", "schema": "[]InputField"}),
+	"InputField": obj(map[string]string{"name": "string", "type": "string", "default": "string", "required": "boolean",
+		"secret": "boolean", "help": "string"}),
+	"ProviderList": obj(map[string]string{"items": "[]Provider"}),
+	"Credential": obj(map[string]string{"id": "string", "label": "string", "kind": "string", "key_id": "string",
+		"last4": "string", "created_by": "string", "created_at": "string", "updated_at": "string"}),
+	"CredentialList": obj(map[string]string{"items": "[]Credential"}),
+	"CredentialRequest": obj(map[string]string{"label": "string", "kind": "string", "accessKeyId": "string",
+		"secretAccessKey": "string", "roleArn": "string", "externalId": "string", "sourceCredentialRef": "string"}, "label", "kind"),
+}
+
+func serveOpenAPI(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(openAPIDoc)
+}

@@ -1,0 +1,84 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// Problem is an RFC 9457 problem document; every error the API returns is
+// one, served as application/problem+json.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	// Detail says specifically what was wrong and what to do.
+	Detail string `json:"detail"`
+	// Fields lists invalid inputs for validation errors.
+	Fields []FieldProblem `json:"fields,omitempty"`
+}
+
+// FieldProblem is one invalid input: its path in the request and why.
+type FieldProblem struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Title, p.Detail) }
+
+func problem(status int, format string, args ...any) *Problem {
+	return &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: fmt.Sprintf(format, args...)}
+}
+
+// invalid is a 400 naming the fields at fault.
+func invalid(fields ...FieldProblem) *Problem {
+	p := problem(http.StatusBadRequest, "the request has invalid fields")
+	if len(fields) == 1 {
+		p.Detail = fields[0].Field + ": " + fields[0].Message
+	}
+	p.Fields = fields
+	return p
+}
+
+// errorHandler turns every error a handler returns into a problem document.
+// Unexpected errors are logged with the request ID and answered 500 without
+// their text, which could carry internals.
+func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		p := toProblem(err)
+		if p.Status >= 500 {
+			log.Error("request failed", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "error", err)
+		}
+		c.Status(p.Status)
+		c.Set(fiber.HeaderContentType, "application/problem+json")
+		return c.JSON(p)
+	}
+}
+
+func toProblem(err error) *Problem {
+	var p *Problem
+	var conflict *store.ConflictError
+	var fe *fiber.Error
+	switch {
+	case errors.As(err, &p):
+		return p
+	case errors.As(err, &conflict):
+		out := problem(http.StatusConflict, "%s", conflict.Message)
+		out.Fields = []FieldProblem{{Field: conflict.Field, Message: conflict.Message}}
+		return out
+	case errors.Is(err, store.ErrNotFound):
+		return problem(http.StatusNotFound, "%s", err.Error())
+	case errors.As(err, &fe):
+		msg := fe.Message
+		if fe.Code == http.StatusRequestEntityTooLarge {
+			msg = fmt.Sprintf("request body is larger than the %d byte limit", maxBodyBytes)
+		}
+		return problem(fe.Code, "%s", msg)
+	}
+	return problem(http.StatusInternalServerError, "internal error; the server log has details under this request's ID")
+}

@@ -1,0 +1,142 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// provisionRequest is POST /clusters/provision. Inputs are the plugin's own
+// (region, sizes, kubernetesVersion, credentialRef, ...), checked against
+// its schema and its Validate.
+type provisionRequest struct {
+	Name                    string            `json:"name"`
+	Provider                string            `json:"provider"`
+	Topology                string            `json:"topology"`
+	Inputs                  map[string]string `json:"inputs"`
+	Domain                  string            `json:"domain"`
+	GitOpsRepoURL           string            `json:"gitOpsRepoURL"`
+	GitOpsPath              string            `json:"gitOpsPath"`
+	GitCredentialsSecretRef string            `json:"gitCredentialsSecretRef"`
+	AdminEmail              string            `json:"adminEmail"`
+	AdminUsername           string            `json:"adminUsername"`
+}
+
+// provisioningFlows maps the plugins this server can drive to the cluster
+// source and HostCluster mode they produce.
+var provisioningFlows = map[string]struct {
+	source store.Source
+	mode   hostclusters.Mode
+}{
+	"aws-vanilla": {store.SourceProvisionedVanilla, hostclusters.ProvisionVanilla},
+	"aws-eks":     {store.SourceProvisionedEKS, hostclusters.ProvisionEKS},
+}
+
+var (
+	domainRE = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$`)
+	gitURLRE = regexp.MustCompile(`^(https://|ssh://|git@)[^\s]+$`)
+	emailRE  = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+)
+
+func (r provisionRequest) check() error {
+	checks := []*FieldProblem{checkName("name", r.Name)}
+	if !domainRE.MatchString(r.Domain) {
+		checks = append(checks, &FieldProblem{"domain", "must be a DNS name such as apps.example.com: KubeOpera's services are published under it"})
+	}
+	if !gitURLRE.MatchString(r.GitOpsRepoURL) {
+		checks = append(checks, &FieldProblem{"gitOpsRepoURL", "must be an https:// or ssh:// (or git@) URL of the repository the GitOps tree is pushed to"})
+	}
+	if r.AdminEmail != "" && !emailRE.MatchString(r.AdminEmail) {
+		checks = append(checks, &FieldProblem{"adminEmail", "is not an email address"})
+	}
+	if (r.AdminEmail == "") != (r.AdminUsername == "") {
+		checks = append(checks, &FieldProblem{"adminUsername", "set both adminEmail and adminUsername to create the first admin, or neither"})
+	}
+	return collect(checks...)
+}
+
+func (s *server) provisionCluster(c *fiber.Ctx) error {
+	var r provisionRequest
+	if err := bindJSON(c, &r); err != nil {
+		return err
+	}
+	if err := r.check(); err != nil {
+		return err
+	}
+	prov, info, err := s.provider(c, r.Provider)
+	if err != nil {
+		return err
+	}
+	if info.Availability != sdk.Available {
+		return problem(http.StatusUnprocessableEntity, "provider %s (%s) is not available yet: it is listed as coming soon", r.Provider, info.DisplayName)
+	}
+	flow, ok := provisioningFlows[r.Provider]
+	if !ok {
+		return problem(http.StatusUnprocessableEntity, "provider %s has no provisioning flow in this KubeOpera version", r.Provider)
+	}
+	if r.Topology == "" && len(info.Topologies) > 0 {
+		r.Topology = info.Topologies[0]
+	}
+	inputs := sdk.WithDefaults(info.Schema, r.Inputs)
+	credRef := inputs["credentialRef"]
+	var creds sdk.Credentials
+	if credRef != "" {
+		if creds, err = s.resolveCredentials(c, credRef); errors.Is(err, store.ErrNotFound) {
+			return invalid(FieldProblem{"inputs.credentialRef", "no stored cloud credential has this ID (see GET /api/v1/credentials)"})
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := prov.Validate(c.UserContext(), sdk.ValidateRequest{Inputs: r.Inputs, Credentials: creds}); err != nil {
+		return pluginProblem(r.Provider, err)
+	}
+	if _, ok := s.registry.(hostclusters.Unconfigured); ok {
+		return problem(http.StatusServiceUnavailable, "%v", hostclusters.ErrNotConfigured)
+	}
+	row := &store.Cluster{Name: r.Name, Provider: info.Cloud, Region: inputs["region"], Source: flow.source,
+		Status: "Pending", Message: "waiting for the controller to start provisioning"}
+	if credRef != "" {
+		row.CredentialID = &credRef
+	}
+	return s.createAndHandOver(c, row, hostclusters.Spec{Mode: flow.mode, Provider: info.Cloud, Region: inputs["region"],
+		Plugin: r.Provider, Topology: r.Topology, Inputs: inputs, CredentialRef: credRef,
+		GitOpsRepoURL: r.GitOpsRepoURL, GitOpsPath: r.GitOpsPath, GitCredentialsSecretRef: r.GitCredentialsSecretRef,
+		Domain: r.Domain, AdminEmail: r.AdminEmail, AdminUsername: r.AdminUsername})
+}
+
+// provider finds a plugin and its Info, as a 400 on the provider field when
+// there is no such plugin.
+func (s *server) provider(c *fiber.Ctx, name string) (sdk.Provider, sdk.Info, error) {
+	p, err := s.providers.Provider(name)
+	if err != nil {
+		return nil, sdk.Info{}, invalid(FieldProblem{"provider", err.Error()})
+	}
+	info, err := p.GetInfo(c.UserContext())
+	if err != nil {
+		return nil, sdk.Info{}, pluginProblem(name, err)
+	}
+	return p, info, nil
+}
+
+// pluginProblem maps a provider's typed error to an HTTP problem.
+func pluginProblem(name string, err error) error {
+	switch sdk.KindOf(err) {
+	case sdk.KindInvalidInput:
+		var fields []FieldProblem
+		for _, f := range sdk.FieldErrors(err) {
+			fields = append(fields, FieldProblem{Field: f.Field, Message: f.Message})
+		}
+		return invalid(fields...)
+	case sdk.KindFailedPrecondition:
+		return problem(http.StatusUnprocessableEntity, "provider %s: %v", name, err)
+	case sdk.KindUnavailable, sdk.KindDeadlineExceeded:
+		return problem(http.StatusServiceUnavailable, "provider %s is unavailable: %v; retry", name, err)
+	}
+	return problem(http.StatusBadGateway, "provider %s failed: %v", name, err)
+}

@@ -1,0 +1,130 @@
+package hostclusters
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// GVR is the HostCluster resource.
+var GVR = schema.GroupVersionResource{Group: "kubeopera.io", Version: "v1alpha1", Resource: "hostclusters"}
+
+// Kube is the Registry of a server with a management cluster. It works on
+// unstructured objects so the server does not depend on the controller's Go
+// types.
+type Kube struct {
+	dyn  dynamic.Interface
+	core kubernetes.Interface
+}
+
+// NewKube returns a Registry on the management cluster cfg points at.
+func NewKube(cfg *rest.Config) (*Kube, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("management cluster client: %w", err)
+	}
+	core, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("management cluster client: %w", err)
+	}
+	return &Kube{dyn: dyn, core: core}, nil
+}
+
+// Create stores a connect kubeconfig in its Secret, then creates the
+// HostCluster; if the HostCluster cannot be created the Secret is removed.
+func (k *Kube) Create(ctx context.Context, s Spec) error {
+	if len(s.Kubeconfig) > 0 {
+		sec := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: KubeconfigSecretName(s.ID), Namespace: Namespace,
+				Labels: map[string]string{"kubeopera.io/cluster-id": s.ID}},
+			Type: corev1.SecretTypeOpaque,
+			Data: map[string][]byte{KubeconfigSecretKey: s.Kubeconfig},
+		}
+		if _, err := k.core.CoreV1().Secrets(Namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("store kubeconfig of cluster %s: %w", s.ID, err)
+		}
+	}
+	if _, err := k.dyn.Resource(GVR).Namespace(Namespace).Create(ctx, toObject(s), metav1.CreateOptions{}); err != nil {
+		if len(s.Kubeconfig) > 0 {
+			_ = k.core.CoreV1().Secrets(Namespace).Delete(ctx, KubeconfigSecretName(s.ID), metav1.DeleteOptions{})
+		}
+		return fmt.Errorf("create HostCluster %s: %w", s.ID, err)
+	}
+	return nil
+}
+
+func toObject(s Spec) *unstructured.Unstructured {
+	spec := map[string]any{"mode": string(s.Mode), "provider": s.Provider, "region": s.Region}
+	set := func(key, v string) {
+		if v != "" {
+			spec[key] = v
+		}
+	}
+	if len(s.Kubeconfig) > 0 {
+		spec["connectKubeconfigSecretRef"] = map[string]any{"name": KubeconfigSecretName(s.ID), "key": KubeconfigSecretKey}
+	}
+	if s.Plugin != "" {
+		inputs := map[string]any{}
+		for k, v := range s.Inputs {
+			inputs[k] = v
+		}
+		spec["provisioning"] = map[string]any{"plugin": s.Plugin, "topology": s.Topology,
+			"credentialRef": s.CredentialRef, "inputs": inputs}
+	}
+	set("gitOpsRepoURL", s.GitOpsRepoURL)
+	set("gitOpsPath", s.GitOpsPath)
+	set("gitCredentialsSecretRef", s.GitCredentialsSecretRef)
+	set("domain", s.Domain)
+	set("registryPullSecretRef", s.RegistryPullSecretRef)
+	set("adminEmail", s.AdminEmail)
+	set("adminUsername", s.AdminUsername)
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": GVR.GroupVersion().String(),
+		"kind":       "HostCluster",
+		"metadata": map[string]any{"name": s.ID, "namespace": Namespace,
+			"labels": map[string]any{"kubeopera.io/cluster-id": s.ID}},
+		"spec": spec,
+	}}
+}
+
+// List reads every HostCluster in one call.
+func (k *Kube) List(ctx context.Context) (map[string]Observed, error) {
+	list, err := k.dyn.Resource(GVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list HostClusters: %w", err)
+	}
+	out := make(map[string]Observed, len(list.Items))
+	for _, item := range list.Items {
+		phase, _, _ := unstructured.NestedString(item.Object, "status", "phase")
+		msg, _, _ := unstructured.NestedString(item.Object, "status", "message")
+		out[item.GetName()] = Observed{Phase: phase, Message: msg}
+	}
+	return out, nil
+}
+
+// Delete removes the HostCluster; the controller's finalizer cleans up.
+func (k *Kube) Delete(ctx context.Context, id string) error {
+	err := k.dyn.Resource(GVR).Namespace(Namespace).Delete(ctx, id, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete HostCluster %s: %w", id, err)
+	}
+	return nil
+}
+
+// EnsureNamespace creates the HostCluster namespace when missing.
+func (k *Kube) EnsureNamespace(ctx context.Context) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}
+	_, err := k.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", Namespace, err)
+	}
+	return nil
+}

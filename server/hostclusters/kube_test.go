@@ -1,0 +1,91 @@
+package hostclusters
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+)
+
+func TestKubeRegistryOnARealAPIServer(t *testing.T) {
+	ctx := context.Background()
+	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"testdata/crd"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Stop()
+	reg, err := NewKube(sb.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.EnsureNamespace(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.EnsureNamespace(ctx); err != nil {
+		t.Fatalf("second EnsureNamespace: %v", err)
+	}
+
+	kc := []byte("apiVersion: v1\nkind: Config\n# as pasted\n")
+	if err := reg.Create(ctx, Spec{ID: "c1", Mode: ConnectExisting, Provider: "aws", Region: "eu-north-1", Kubeconfig: kc}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Create(ctx, Spec{ID: "c2", Mode: ProvisionEKS, Provider: "aws", Plugin: "aws-eks",
+		Inputs: map[string]string{"nodeCount": "3"}, CredentialRef: "cred-1", Domain: "example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	sec, err := sb.Client.CoreV1().Secrets(Namespace).Get(ctx, KubeconfigSecretName("c1"), metav1.GetOptions{})
+	if err != nil || string(sec.Data[KubeconfigSecretKey]) != string(kc) {
+		t.Fatalf("kubeconfig Secret = %v, %v; want the bytes exactly as supplied", sec, err)
+	}
+	obj, err := reg.dyn.Resource(GVR).Namespace(Namespace).Get(ctx, "c2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := unstructured.NestedString(obj.Object, "spec", "provisioning", "inputs", "nodeCount"); n != "3" {
+		t.Errorf("spec.provisioning.inputs.nodeCount = %q", n)
+	}
+	if ref, _, _ := unstructured.NestedString(obj.Object, "spec", "connectKubeconfigSecretRef", "name"); ref != "" {
+		t.Errorf("a provision carries a connect kubeconfig ref %q", ref)
+	}
+
+	// The controller reports a phase; List sees it.
+	unstructured.SetNestedField(obj.Object, "Provisioning", "status", "phase")
+	unstructured.SetNestedField(obj.Object, "creating VPC (2/9)", "status", "message")
+	if _, err := reg.dyn.Resource(GVR).Namespace(Namespace).UpdateStatus(ctx, obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := reg.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["c2"] != (Observed{Phase: "Provisioning", Message: "creating VPC (2/9)"}) || got["c1"].Phase != "" {
+		t.Errorf("List = %+v", got)
+	}
+
+	// A second cluster with the same ID is refused by the API server.
+	err = reg.Create(ctx, Spec{ID: "c1", Mode: ConnectExisting, Kubeconfig: kc})
+	if !apierrors.IsAlreadyExists(errors.Unwrap(err)) {
+		t.Fatalf("second create of c1 = %v, want AlreadyExists", err)
+	}
+
+	if err := reg.Delete(ctx, "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Delete(ctx, "c2"); err != nil {
+		t.Fatalf("deleting a deleted HostCluster: %v", err)
+	}
+	if got, _ := reg.List(ctx); len(got) != 1 {
+		t.Errorf("after delete List = %+v", got)
+	}
+}
+
+func TestUnconfiguredRefusesToCreate(t *testing.T) {
+	if err := (Unconfigured{}).Create(context.Background(), Spec{ID: "x"}); !errors.Is(err, ErrNotConfigured) {
+		t.Fatalf("Create = %v", err)
+	}
+}

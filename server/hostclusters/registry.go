@@ -1,0 +1,89 @@
+// Package hostclusters is how the REST server hands clusters to the
+// host-cluster-controller: it creates HostCluster objects (and the Secret
+// holding a connect kubeconfig) on the management cluster, lists their
+// phases for sync-on-read, and deletes them on disconnect.
+package hostclusters
+
+import (
+	"context"
+	"errors"
+)
+
+// Namespace holds every HostCluster.
+const Namespace = "kubeopera-system"
+
+// ErrNotConfigured is returned by every call when the server has no
+// management cluster.
+var ErrNotConfigured = errors.New("no management cluster configured: start the server with --kubeconfig " +
+	"(or inside a cluster) to connect or provision clusters")
+
+// Mode says how a HostCluster comes to exist.
+type Mode string
+
+// The modes.
+const (
+	ConnectExisting  Mode = "connect_existing"
+	ProvisionVanilla Mode = "provision_vanilla"
+	ProvisionEKS     Mode = "provision_eks"
+)
+
+// Spec is what the server asks the controller to do for one cluster.
+type Spec struct {
+	// ID is clusters.id and the HostCluster's name.
+	ID       string
+	Mode     Mode
+	Provider string
+	Region   string
+	// Kubeconfig is the pasted kubeconfig of a connect, stored unchanged in
+	// the Secret KubeconfigSecretName(ID).
+	Kubeconfig []byte
+	// Plugin, Topology, Inputs and CredentialRef describe a provision.
+	Plugin        string
+	Topology      string
+	Inputs        map[string]string
+	CredentialRef string
+
+	GitOpsRepoURL           string
+	GitOpsPath              string
+	GitCredentialsSecretRef string
+	Domain                  string
+	RegistryPullSecretRef   string
+	AdminEmail              string
+	AdminUsername           string
+}
+
+// Observed is what the controller last reported for a HostCluster.
+type Observed struct {
+	Phase   string
+	Message string
+}
+
+// Registry creates, observes and removes HostClusters.
+type Registry interface {
+	Create(ctx context.Context, s Spec) error
+	// List returns the observed state of every HostCluster by ID, in one
+	// call to the management cluster.
+	List(ctx context.Context) (map[string]Observed, error)
+	// Delete removes the HostCluster; its finalizer cleans up the rest.
+	// Deleting one that does not exist is not an error.
+	Delete(ctx context.Context, id string) error
+}
+
+// KubeconfigSecretName is the Secret holding a cluster's kubeconfig, the
+// pasted one of a connect or the one a provider returned.
+func KubeconfigSecretName(id string) string { return "hostcluster-" + id + "-kubeconfig" }
+
+// KubeconfigSecretKey is the key of the kubeconfig in that Secret.
+const KubeconfigSecretKey = "kubeconfig"
+
+// Unconfigured is the Registry of a server without a management cluster.
+type Unconfigured struct{}
+
+// Create fails with ErrNotConfigured.
+func (Unconfigured) Create(context.Context, Spec) error { return ErrNotConfigured }
+
+// List reports no HostClusters: there is nowhere they could be.
+func (Unconfigured) List(context.Context) (map[string]Observed, error) { return nil, nil }
+
+// Delete has nothing to delete.
+func (Unconfigured) Delete(context.Context, string) error { return nil }

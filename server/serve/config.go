@@ -1,0 +1,131 @@
+// Package serve assembles and runs the KubeOpera server: database, keys,
+// first admin token, plugin host, management cluster and the API.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ochestra-tech/kubeopera/server/api"
+	"github.com/ochestra-tech/kubeopera/server/sealing"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// Config is what `kubeopera server` is started with.
+type Config struct {
+	// DataDir holds the SQLite database, the generated encryption key and
+	// the first admin token when nothing else is configured.
+	DataDir string
+	// Database is a PostgreSQL URL or a SQLite path; empty means
+	// <DataDir>/kubeopera.db.
+	Database  string
+	Listen    string
+	PluginDir string
+	// ManagementKubeconfig reaches the cluster HostClusters live on; empty
+	// means in-cluster when running in a cluster, else none.
+	ManagementKubeconfig string
+	// SelfKubeconfig reaches the cluster to self-register; empty means
+	// in-cluster when running in a cluster, else none.
+	SelfKubeconfig string
+	// Getenv reads KUBEOPERA_ENCRYPTION_KEY* and KUBEOPERA_ADMIN_TOKEN.
+	Getenv func(string) (string, bool)
+}
+
+func (c *Config) databaseDSN() string {
+	if c.Database != "" {
+		return c.Database
+	}
+	return filepath.Join(c.DataDir, "kubeopera.db")
+}
+
+// OpenStore opens and migrates the database.
+func OpenStore(ctx context.Context, c Config) (*store.Store, error) {
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", c.DataDir, err)
+	}
+	st, err := store.Open(ctx, c.databaseDSN())
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("migrate database: %w", err)
+	}
+	return st, nil
+}
+
+// keyFile is where a generated encryption key lives in the data directory.
+func (c *Config) keyFile() string { return filepath.Join(c.DataDir, "encryption.key") }
+
+// LoadKeys loads the encryption keyring from configuration or, when none is
+// configured, from a key file in the data directory, generating it at first
+// start. It fails when a stored credential was sealed with a key the
+// keyring lacks, naming the key ID.
+func LoadKeys(ctx context.Context, c Config, st *store.Store, say func(string, ...any)) (*sealing.Keyring, error) {
+	kr, err := sealing.LoadKeyring(c.Getenv)
+	if errors.Is(err, sealing.ErrNoKey) {
+		path := c.keyFile()
+		if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
+			if err := sealing.GenerateKeyFile(path); err != nil {
+				return nil, err
+			}
+			say("generated an encryption key for cloud credentials at %s; back it up (or set %s)", path, sealing.EnvKey)
+		}
+		kr, err = sealing.LoadKeyring(func(k string) (string, bool) {
+			if k == sealing.EnvKeyFile {
+				return path, true
+			}
+			return c.Getenv(k)
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encryption key: %w", err)
+	}
+	ids, err := st.CredentialKeyIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if !kr.Has(id) {
+			return nil, fmt.Errorf("stored cloud credentials were sealed with key %s, which is not configured: "+
+				"set %s to that key, or list it in %s after a rotation", id, sealing.EnvKey, sealing.EnvOldKeys)
+		}
+	}
+	return kr, nil
+}
+
+// EnvAdminToken names the variable that can supply the first admin token.
+const EnvAdminToken = "KUBEOPERA_ADMIN_TOKEN"
+
+// EnsureAdminToken creates the first platform-admin token when the store has
+// none: the one in KUBEOPERA_ADMIN_TOKEN, else a new one written to
+// <DataDir>/admin-token (mode 0600). The token itself is never printed.
+func EnsureAdminToken(ctx context.Context, c Config, st *store.Store, say func(string, ...any)) error {
+	n, err := st.CountTokens(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	token, fromEnv := c.Getenv(EnvAdminToken)
+	if fromEnv && len(token) < 32 {
+		return fmt.Errorf("%s must be at least 32 characters", EnvAdminToken)
+	}
+	path := filepath.Join(c.DataDir, "admin-token")
+	if !fromEnv {
+		token, _ = api.NewToken()
+		if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+			return fmt.Errorf("write first admin token: %w", err)
+		}
+	}
+	if err := st.CreateToken(ctx, &store.Token{Name: "initial-admin", Role: string(api.PlatformAdmin), Hash: api.HashToken(token)}); err != nil {
+		return fmt.Errorf("store first admin token: %w", err)
+	}
+	if fromEnv {
+		say("created the first platform-admin token from %s", EnvAdminToken)
+	} else {
+		say("created the first platform-admin token; it is in %s (readable by you only)", path)
+	}
+	return nil
+}

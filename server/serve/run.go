@@ -1,0 +1,123 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/server/api"
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/inspect"
+)
+
+// Run runs the server until ctx ends, then shuts down gracefully: requests
+// in flight finish (up to 10s), plugins stop, the database closes. ready, if
+// not nil, receives the listening address. Logs go to logOut as JSON; what
+// an operator must read goes to out.
+func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- string) error {
+	log := slog.New(slog.NewJSONHandler(logOut, nil))
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	st, err := OpenStore(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	keys, err := LoadKeys(ctx, c, st, say)
+	if err != nil {
+		return err
+	}
+	if err := EnsureAdminToken(ctx, c, st, say); err != nil {
+		return err
+	}
+	providers, err := plugin.Open(ctx, plugin.Options{Dir: c.PluginDir})
+	if err != nil {
+		return fmt.Errorf("provider plugins: %w", err)
+	}
+	defer providers.Close()
+	registry, err := managementRegistry(ctx, c.ManagementKubeconfig)
+	if err != nil {
+		return err
+	}
+	if _, none := registry.(hostclusters.Unconfigured); none {
+		say("no management cluster configured (--kubeconfig): connect and provision answer 503 until one is")
+	}
+	inspector, err := selfInspector(c.SelfKubeconfig)
+	if err != nil {
+		return err
+	}
+	app := api.New(api.Deps{Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector, Logger: log})
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.Listen, err)
+	}
+	say("KubeOpera API listening on http://%s (database: %s, plugins: %d from %s)", ln.Addr(), st.Dialect(), len(providers.Plugins()), c.PluginDir)
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- app.Listener(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	say("shutting down")
+	return app.ShutdownWithTimeout(10 * time.Second)
+}
+
+// restConfig loads a kubeconfig file, or the in-cluster ServiceAccount when
+// path is empty and the process runs in a cluster; nil when neither.
+func restConfig(path string) (*rest.Config, error) {
+	if path != "" {
+		return clientcmd.BuildConfigFromFlags("", path)
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		return nil, nil
+	}
+	return rest.InClusterConfig()
+}
+
+func managementRegistry(ctx context.Context, kubeconfig string) (hostclusters.Registry, error) {
+	cfg, err := restConfig(kubeconfig)
+	if err != nil || cfg == nil {
+		if err != nil {
+			return nil, fmt.Errorf("management cluster: %w", err)
+		}
+		return hostclusters.Unconfigured{}, nil
+	}
+	reg, err := hostclusters.NewKube(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := reg.EnsureNamespace(ctx); err != nil {
+		return nil, fmt.Errorf("management cluster: %w", err)
+	}
+	return reg, nil
+}
+
+func selfInspector(kubeconfig string) (api.Inspector, error) {
+	cfg, err := restConfig(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("self-registration cluster: %w", err)
+	}
+	if cfg == nil {
+		return nil, nil
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, errors.Join(errors.New("self-registration cluster"), err)
+	}
+	return inspect.Inspector{Client: cs}, nil
+}

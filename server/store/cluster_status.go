@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// StatusUpdate is a new status and message for the cluster with ID.
+type StatusUpdate struct {
+	ID      string
+	Status  string
+	Message string
+}
+
+// statusBatchSize bounds the rows of one UPDATE statement, keeping each
+// statement well inside the databases' length limits.
+const statusBatchSize = 500
+
+// UpdateStatuses writes the given statuses and bumps updated_at on those
+// clusters only, in one transaction. IDs of clusters that no longer exist
+// are skipped: a cluster deleted while its status was being read has no
+// status to keep. When an ID appears twice, the later update wins.
+func (s *Store) UpdateStatuses(ctx context.Context, updates []StatusUpdate) error {
+	updates = lastUpdatePerID(updates)
+	if len(updates) == 0 {
+		return nil
+	}
+	at := s.now()
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for start := 0; start < len(updates); start += statusBatchSize {
+			batch := updates[start:min(start+statusBatchSize, len(updates))]
+			if _, err := tx.NewRaw(updateStatusesSQL, bun.In(statusRows(batch)), at).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("update statuses of %d clusters: %w", len(updates), err)
+	}
+	return nil
+}
+
+// updateStatusesSQL updates many rows in one statement. It is valid on both
+// databases: a CTE names the VALUES columns (SQLite cannot alias them
+// otherwise) and UPDATE ... FROM joins it (SQLite 3.33 and later).
+const updateStatusesSQL = `WITH v (id, status, message) AS (VALUES ?)
+UPDATE clusters SET status = v.status, message = v.message, updated_at = ?
+FROM v WHERE clusters.id = v.id`
+
+// statusRows renders updates as the rows of a VALUES list.
+func statusRows(updates []StatusUpdate) [][]any {
+	rows := make([][]any, len(updates))
+	for i, u := range updates {
+		rows[i] = []any{u.ID, u.Status, u.Message}
+	}
+	return rows
+}
+
+// lastUpdatePerID drops every update superseded by a later one for the same
+// cluster, since an UPDATE joining two source rows to one target row applies
+// an arbitrary one of them.
+func lastUpdatePerID(updates []StatusUpdate) []StatusUpdate {
+	last := make(map[string]int, len(updates))
+	for i, u := range updates {
+		last[u.ID] = i
+	}
+	if len(last) == len(updates) {
+		return updates
+	}
+	out := make([]StatusUpdate, 0, len(last))
+	for i, u := range updates {
+		if last[u.ID] == i {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// UpdateInventory records what the cluster with the given ID was last seen
+// running: its Kubernetes version and how many of its nodes are ready.
+func (s *Store) UpdateInventory(ctx context.Context, id, kubernetesVersion string, nodeCount, readyNodeCount int) error {
+	res, err := s.db.NewUpdate().Model((*Cluster)(nil)).
+		Set("kubernetes_version = ?", kubernetesVersion).
+		Set("node_count = ?", nodeCount).
+		Set("ready_node_count = ?", readyNodeCount).
+		Set("updated_at = ?", s.now()).
+		Where("id = ?", id).
+		Exec(ctx)
+	return oneRow(res, err, fmt.Sprintf("update inventory of cluster %q", id), fmt.Sprintf("cluster %q", id))
+}

@@ -1,0 +1,129 @@
+// Package store is the database layer of the KubeOpera REST server: clusters,
+// cloud credentials and API tokens, kept in SQLite (a single file, the
+// default) or PostgreSQL. The same migrations and queries serve both.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// Dialect names returned by Store.Dialect.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// sqliteBusyTimeout is how long a SQLite writer waits for another writer's
+// lock before failing: concurrent requests queue instead of erroring.
+const sqliteBusyTimeout = 10 * time.Second
+
+// Store is a handle on the KubeOpera database. It is safe for concurrent use.
+type Store struct {
+	db      *bun.DB
+	dialect string
+	// now is the clock for created_at and updated_at; tests replace it.
+	now func() time.Time
+}
+
+// Open opens the database named by dsn. A "postgres://" or "postgresql://"
+// URL selects PostgreSQL; anything else is the path of a SQLite file, whose
+// parent directories are created. Open checks that the database answers but
+// does not migrate it: call Migrate.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	var (
+		s   *Store
+		err error
+	)
+	if isPostgresDSN(dsn) {
+		s = openPostgres(dsn)
+	} else if s, err = openSQLite(dsn); err != nil {
+		return nil, err
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", s.dialect, err)
+	}
+	return s, nil
+}
+
+func isPostgresDSN(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+func openPostgres(dsn string) *Store {
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	return newStore(bun.NewDB(sqldb, pgdialect.New()), DialectPostgres)
+}
+
+func openSQLite(path string) (*Store, error) {
+	if path == "" {
+		return nil, fmt.Errorf("open sqlite database: no file path given")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite database %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("create directory for sqlite database %s: %w", path, err)
+	}
+	sqldb, err := sql.Open(sqliteshim.ShimName, sqliteDSN(abs))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite database %s: %w", path, err)
+	}
+	return newStore(bun.NewDB(sqldb, sqlitedialect.New()), DialectSQLite), nil
+}
+
+// sqliteDSN builds a URI for the file at abs with the pragmas every
+// connection needs: busy_timeout so writers wait for each other, foreign
+// keys on, and WAL so readers do not block the writer. _txlock=immediate
+// takes the write lock at BEGIN, so a transaction never fails half-way on
+// upgrading a read lock. The path is escaped, as a '?' or '#' in a file name
+// would otherwise end it.
+func sqliteDSN(abs string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	return u.String()
+}
+
+func newStore(db *bun.DB, dialect string) *Store {
+	return &Store{db: db, dialect: dialect, now: now}
+}
+
+// now is the production clock: UTC, truncated to the microsecond that
+// PostgreSQL stores, so a value written and read back compares equal.
+func now() time.Time {
+	return time.Now().UTC().Truncate(time.Microsecond)
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return s.db.Close()
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (s *Store) Dialect() string {
+	return s.dialect
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.db.PingContext(ctx)
+}
