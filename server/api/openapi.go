@@ -57,7 +57,9 @@ func openAPIPath(fiberPath string) string {
 	return strings.ReplaceAll(fiberPath, ":id", "{id}")
 }
 
-func ref(name string) map[string]string { return map[string]string{"$ref": "#/components/schemas/" + name} }
+func ref(name string) map[string]string {
+	return map[string]string{"$ref": "#/components/schemas/" + name}
+}
 
 func responsesOf(r route) map[string]any {
 	ok := map[string]any{"description": http.StatusText(r.status)}

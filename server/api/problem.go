@@ -54,9 +54,7 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if p.Status >= 500 {
 			log.Error("request failed", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "error", err)
 		}
-		c.Status(p.Status)
-		c.Set(fiber.HeaderContentType, "application/problem+json")
-		return c.JSON(p)
+		return c.Status(p.Status).JSON(p, "application/problem+json")
 	}
 }
 

@@ -1,0 +1,209 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/sealing"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// pluginDir holds the real provider plugins, built once for all tests.
+var pluginDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kubeopera-api-plugins-")
+	if err != nil {
+		panic(err)
+	}
+	pluginDir = dir
+	code := 1
+	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func buildPlugins(dir string, names ...string) error {
+	for _, n := range names {
+		out := filepath.Join(dir, plugin.BinaryPrefix+n)
+		if b, err := exec.Command("go", "build", "-o", out, "../../plugins/"+n).CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s: %v\n%s", n, err, b)
+		}
+	}
+	return nil
+}
+
+// syncBuf is the server's log, kept to check what it never contains.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+type env struct {
+	t      *testing.T
+	app    *fiber.App
+	st     *store.Store
+	keys   *sealing.Keyring
+	admin  string
+	viewer string
+	logs   *syncBuf
+	sb     *sandbox.Sandbox
+}
+
+type envOpts struct {
+	postgres   bool
+	management bool // a sandbox with the HostCluster CRD as management cluster
+	registry   func(hostclusters.Registry) hostclusters.Registry
+	inspector  Inspector
+	noSync     bool
+}
+
+var (
+	hostOnce sync.Once
+	host     *plugin.Host
+	hostErr  error
+)
+
+// sharedHost starts the plugins once for the package; tests only call them.
+func sharedHost(t testing.TB) *plugin.Host {
+	hostOnce.Do(func() {
+		host, hostErr = plugin.Open(context.Background(), plugin.Options{Dir: pluginDir, Logger: hclog.NewNullLogger()})
+	})
+	if hostErr != nil {
+		t.Fatal(hostErr)
+	}
+	return host
+}
+
+func newEnv(t *testing.T, o envOpts) *env {
+	t.Helper()
+	ctx := context.Background()
+	dsn := filepath.Join(t.TempDir(), "kubeopera.db")
+	if o.postgres {
+		dsn = testpg.Database(t)
+	}
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := sealing.NewKeyring(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, st: st, keys: keys, logs: &syncBuf{}}
+	var reg hostclusters.Registry = hostclusters.Unconfigured{}
+	if o.management {
+		e.sb, err = sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../hostclusters/testdata/crd"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.sb.Stop() })
+		kube, err := hostclusters.NewKube(e.sb.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.EnsureNamespace(ctx); err != nil {
+			t.Fatal(err)
+		}
+		reg = kube
+	}
+	if o.registry != nil {
+		reg = o.registry(reg)
+	}
+	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync})
+	e.admin = e.token(PlatformAdmin)
+	e.viewer = e.token(Viewer)
+	return e
+}
+
+func (e *env) token(r Role) string {
+	tok, hash := NewToken()
+	if err := e.st.CreateToken(context.Background(), &store.Token{Name: "test-" + string(r), Role: string(r), Hash: hash}); err != nil {
+		e.t.Fatal(err)
+	}
+	return tok
+}
+
+// do sends a request with a JSON body (string or value) as token.
+func (e *env) do(method, path, token string, body any) (int, []byte) {
+	e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rd = bytes.NewReader(j)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return e.send(req)
+}
+
+func (e *env) send(req *http.Request) (int, []byte) {
+	e.t.Helper()
+	resp, err := e.app.Test(req, int((30 * time.Second).Milliseconds()))
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 400 && resp.Header.Get("Content-Type") != "application/problem+json" {
+		e.t.Errorf("%s %s: error %d served as %q, want application/problem+json", req.Method, req.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return resp.StatusCode, b
+}
+
+func decode[T any](t *testing.T, b []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("decode %T: %v\n%s", v, err, b)
+	}
+	return v
+}
+
+func mustStatus(t *testing.T, what string, got int, body []byte, want int) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%s: status %d, want %d; body: %s", what, got, want, body)
+	}
+}
