@@ -56,7 +56,7 @@ func TestOpenAPIDocumentsExactlyTheRoutes(t *testing.T) {
 	code, body := e.do(http.MethodGet, "/openapi.json", "", nil)
 	mustStatus(t, "openapi", code, body, 200)
 	doc := decode[struct {
-		OpenAPI string                                `json:"openapi"`
+		OpenAPI string                               `json:"openapi"`
 		Paths   map[string]map[string]map[string]any `json:"paths"`
 	}](t, body)
 	documented := map[string]bool{}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -33,18 +34,9 @@ type Providers interface {
 	Provider(name string) (*plugin.Supervised, error)
 }
 
-// Inventory is what inspecting a cluster from the inside finds.
-type Inventory struct {
-	ClusterUID        string
-	KubernetesVersion string
-	Provider, Region  string
-	NodeCount         int
-	ReadyNodeCount    int
-}
-
 // Inspector inspects the cluster the server runs in.
 type Inspector interface {
-	Inspect(ctx context.Context) (Inventory, error)
+	Inspect(ctx context.Context) (inspect.Inventory, error)
 }
 
 // Deps are what the API is built on.

@@ -11,30 +11,37 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/ochestra-tech/kubeopera/server/api"
 )
+
+// Inventory is what inspecting a cluster from the inside finds.
+type Inventory struct {
+	ClusterUID        string
+	KubernetesVersion string
+	Provider, Region  string
+	NodeCount         int
+	ReadyNodeCount    int
+}
 
 // Inspector inspects the cluster its client reaches.
 type Inspector struct {
 	Client kubernetes.Interface
 }
 
-// Inspect implements api.Inspector.
-func (i Inspector) Inspect(ctx context.Context) (api.Inventory, error) {
+// Inspect reads the cluster's identity, version, nodes and placement.
+func (i Inspector) Inspect(ctx context.Context) (Inventory, error) {
 	ns, err := i.Client.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
 	if err != nil {
-		return api.Inventory{}, fmt.Errorf("read kube-system namespace: %w", err)
+		return Inventory{}, fmt.Errorf("read kube-system namespace: %w", err)
 	}
 	v, err := i.Client.Discovery().ServerVersion()
 	if err != nil {
-		return api.Inventory{}, fmt.Errorf("read server version: %w", err)
+		return Inventory{}, fmt.Errorf("read server version: %w", err)
 	}
 	nodes, err := i.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return api.Inventory{}, fmt.Errorf("list nodes: %w", err)
+		return Inventory{}, fmt.Errorf("list nodes: %w", err)
 	}
-	inv := api.Inventory{ClusterUID: string(ns.UID), KubernetesVersion: v.GitVersion, NodeCount: len(nodes.Items)}
+	inv := Inventory{ClusterUID: string(ns.UID), KubernetesVersion: v.GitVersion, NodeCount: len(nodes.Items)}
 	for _, n := range nodes.Items {
 		if ready(n) {
 			inv.ReadyNodeCount++

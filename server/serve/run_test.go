@@ -1,0 +1,135 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+)
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
+func (l *lockedBuf) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+const (
+	secretKey       = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	kubeconfigToken = "kubeconfig-bearer-token-0123456789"
+)
+
+// A full run of the server: first start on an empty data directory, a
+// connect, a credential, graceful shutdown; the logs never contain a token,
+// a secret key or kubeconfig content.
+func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../hostclusters/testdata/crd"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Stop()
+	plugins := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(plugins, "kubeopera-provider-aws-eks"), "../../plugins/aws-eks").CombinedOutput(); err != nil {
+		t.Fatalf("build plugin: %v\n%s", err, out)
+	}
+	data := t.TempDir()
+	cfg := Config{DataDir: data, Listen: "127.0.0.1:0", PluginDir: plugins, ManagementKubeconfig: sb.KubeconfigPath,
+		Getenv: func(string) (string, bool) { return "", false }}
+	var out, logs lockedBuf
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, &out, &logs, ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("server exited: %v\n%s", err, out.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("server did not start")
+	}
+	tokenBytes, err := os.ReadFile(filepath.Join(data, "admin-token"))
+	if err != nil {
+		t.Fatalf("first admin token: %v; output:\n%s", err, out.String())
+	}
+	admin := strings.TrimSpace(string(tokenBytes))
+	if st, _ := os.Stat(filepath.Join(data, "admin-token")); st.Mode().Perm() != 0o600 {
+		t.Errorf("admin-token mode %v", st.Mode().Perm())
+	}
+	// A marker in the pasted kubeconfig shows whether its content leaks.
+	kc := "# " + kubeconfigToken + "\n" + string(sb.Kubeconfig)
+
+	call := func(method, path string, body any) int {
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequest(method, "http://"+addr+path, rd)
+		req.Header.Set("Authorization", "Bearer "+admin)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := call("POST", "/api/v1/clusters/connect", map[string]string{"name": "target", "provider": "other", "kubeconfig": kc}); c != 202 {
+		t.Errorf("connect: %d", c)
+	}
+	if c := call("POST", "/api/v1/credentials", map[string]string{"label": "aws", "kind": "access_key",
+		"accessKeyId": "AKIAIOSFODNN7EXAMPLE", "secretAccessKey": secretKey}); c != 201 {
+		t.Errorf("credential: %d", c)
+	}
+	if c := call("GET", "/api/v1/clusters", nil); c != 200 {
+		t.Errorf("list: %d", c)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not shut down")
+	}
+	all := out.String() + logs.String()
+	for _, secret := range []string{admin, secretKey, kubeconfigToken, "certificate-authority-data", "client-key-data"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("output or logs contain %.12s…", secret)
+		}
+	}
+	for _, want := range []string{"admin-token", "listening on http://" + addr, "shutting down", "generated an encryption key"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("operator output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n := strings.Count(logs.String(), `"msg":"request"`); n != 3 {
+		t.Errorf("%d request log lines, want 3:\n%s", n, logs.String())
+	}
+
+	// A second start keeps the token and key; a wrong key is a startup error.
+	cfg.Getenv = func(k string) (string, bool) {
+		if k == "KUBEOPERA_ENCRYPTION_KEY" {
+			return strings.Repeat("A", 43) + "=", true
+		}
+		return "", false
+	}
+	err = Run(context.Background(), cfg, io.Discard, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "not configured") {
+		t.Errorf("start with the wrong key = %v, want an error naming the missing key", err)
+	}
+}
