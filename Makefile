@@ -54,8 +54,11 @@ testbin:
 test: check-generated vet testbin
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
 
-bench:
+# Benchmarks print figures and same-run ratios against a baseline.
+bench: testbin
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./plugin_test/
+	$(GO) test -run '^$$' -bench ListClusters1000 -benchtime 200x ./server/api/
+	$(GO) test -run '^$$' -bench Start -benchtime 5x ./internal/sandbox/
 
 # Run the product on its embedded defaults.
 run: build

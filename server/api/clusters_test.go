@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -110,8 +111,13 @@ func TestConnectValidatesThenHandsOverAndSyncsOnRead(t *testing.T) {
 		t.Errorf("duplicate name: %d %s", code, body)
 	}
 
-	// The controller moves the cluster on; reads see it and store it.
+	// The controller moves the cluster on; reads see it (once the watch
+	// cache has it) and store it.
 	setPhase(t, e, row.ID, "BootstrappingFlux", "installing Flux 2.4")
+	waitUntil(t, "the phase reaches the cache", func() bool {
+		got, _ := counter.Registry.List(ctx)
+		return got[row.ID].Phase == "BootstrappingFlux"
+	})
 	before := counter.lists.Load()
 	code, body = e.do(http.MethodGet, "/api/v1/clusters", e.viewer, nil)
 	mustStatus(t, "list", code, body, 200)
@@ -133,9 +139,10 @@ func TestConnectValidatesThenHandsOverAndSyncsOnRead(t *testing.T) {
 
 	code, body = e.do(http.MethodDelete, "/api/v1/clusters/"+row.ID, e.admin, nil)
 	mustStatus(t, "disconnect", code, body, 204)
-	if got, _ := counter.List(ctx); len(got) != 0 {
-		t.Errorf("HostCluster left after disconnect: %v", got)
-	}
+	waitUntil(t, "the HostCluster is gone", func() bool {
+		got, _ := counter.Registry.List(ctx)
+		return len(got) == 0
+	})
 	if code, _ := e.do(http.MethodGet, "/api/v1/clusters/"+row.ID, e.viewer, nil); code != 404 {
 		t.Errorf("get after disconnect: %d", code)
 	}
@@ -166,6 +173,17 @@ func TestConnectWithoutManagementClusterCreatesNothing(t *testing.T) {
 	}
 	if rows, _ := e.st.ListClusters(context.Background()); len(rows) != 0 {
 		t.Errorf("rows created: %+v", rows)
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

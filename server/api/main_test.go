@@ -67,7 +67,7 @@ func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(
 func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	app    *fiber.App
 	st     *store.Store
 	keys   *sealing.Keyring
@@ -102,7 +102,7 @@ func sharedHost(t testing.TB) *plugin.Host {
 	return host
 }
 
-func newEnv(t *testing.T, o envOpts) *env {
+func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	ctx := context.Background()
 	dsn := filepath.Join(t.TempDir(), "kubeopera.db")
@@ -134,6 +134,11 @@ func newEnv(t *testing.T, o envOpts) *env {
 			t.Fatal(err)
 		}
 		if err := kube.EnsureNamespace(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cacheCtx, stop := context.WithCancel(ctx)
+		t.Cleanup(stop)
+		if err := kube.StartCache(cacheCtx); err != nil {
 			t.Fatal(err)
 		}
 		reg = kube
@@ -192,7 +197,7 @@ func (e *env) send(req *http.Request) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-func decode[T any](t *testing.T, b []byte) T {
+func decode[T any](t testing.TB, b []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -207,3 +212,5 @@ func mustStatus(t *testing.T, what string, got int, body []byte, want int) {
 		t.Fatalf("%s: status %d, want %d; body: %s", what, got, want, body)
 	}
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,6 +66,24 @@ func TestKubeRegistryOnARealAPIServer(t *testing.T) {
 	}
 	if len(got) != 2 || got["c2"] != (Observed{Phase: "Provisioning", Message: "creating VPC (2/9)"}) || got["c1"].Phase != "" {
 		t.Errorf("List = %+v", got)
+	}
+
+	// The watch cache answers the same, without a round trip.
+	cacheCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := reg.StartCache(cacheCtx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cached, err := reg.List(ctx)
+		if err == nil && len(cached) == 2 && cached["c2"] == got["c2"] {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cache never matched the API: %+v vs %+v", cached, got)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
 	// A second cluster with the same ID is refused by the API server.

@@ -87,7 +87,9 @@ func restConfig(path string) (*rest.Config, error) {
 	return rest.InClusterConfig()
 }
 
-func managementRegistry(ctx context.Context, kubeconfig string) (hostclusters.Registry, error) {
+// managementRegistry connects to the management cluster, if any, and starts
+// the HostCluster cache, which lives as long as runCtx.
+func managementRegistry(runCtx context.Context, kubeconfig string) (hostclusters.Registry, error) {
 	cfg, err := restConfig(kubeconfig)
 	if err != nil || cfg == nil {
 		if err != nil {
@@ -99,9 +101,12 @@ func managementRegistry(ctx context.Context, kubeconfig string) (hostclusters.Re
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(runCtx, 15*time.Second)
 	defer cancel()
 	if err := reg.EnsureNamespace(ctx); err != nil {
+		return nil, fmt.Errorf("management cluster: %w", err)
+	}
+	if err := reg.StartCache(runCtx); err != nil {
 		return nil, fmt.Errorf("management cluster: %w", err)
 	}
 	return reg, nil
