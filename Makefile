@@ -60,9 +60,10 @@ bench: testbin
 	$(GO) test -run '^$$' -bench ListClusters1000 -benchtime 200x ./server/api/
 	$(GO) test -run '^$$' -bench Start -benchtime 5x ./internal/sandbox/
 
-# Run the product on its embedded defaults.
+# Run the product on its embedded defaults: the REST API on SQLite in ./data,
+# listening on 127.0.0.1:8080, with the plugins in bin/plugins.
 run: build
-	$(BIN)/kubeopera plugins list --plugin-dir $(BIN)/plugins
+	$(BIN)/kubeopera server
 
 # A management sandbox with simulated nodes, left running; its kubeconfig is
 # written to bin/dev/kubeconfig.
