@@ -1,7 +1,6 @@
 package plugin_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,37 +9,19 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/internal/testlog"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
-// syncBuffer collects the host's log lines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func openHost(t *testing.T, opts plugin.Options) (*plugin.Host, *syncBuffer) {
+func openHost(t *testing.T, opts plugin.Options) (*plugin.Host, *testlog.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	if opts.Logger == nil {
 		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
 	}

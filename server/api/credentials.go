@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/ochestra-tech/kubeopera/internal/awscred"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -39,9 +40,7 @@ type payload struct {
 }
 
 var (
-	accessKeyIDRE = regexp.MustCompile(`^(AKIA|ASIA)[A-Z0-9]{16}$`)
-	roleARNRE     = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
-	labelRE       = regexp.MustCompile(`^[\w .:-]{1,64}$`)
+	labelRE = regexp.MustCompile(`^[\w .:-]{1,64}$`)
 )
 
 func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest) error {
@@ -51,15 +50,15 @@ func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest) error {
 	}
 	switch r.Kind {
 	case store.CredentialKindAccessKey:
-		if !accessKeyIDRE.MatchString(r.AccessKeyID) {
-			checks = append(checks, &FieldProblem{"accessKeyId", "is not an AWS access key ID (20 characters starting with AKIA or ASIA)"})
+		if !awscred.AccessKeyID(r.AccessKeyID) {
+			checks = append(checks, &FieldProblem{"accessKeyId", awscred.BadAccessKeyID})
 		}
-		if len(r.SecretAccessKey) != 40 {
-			checks = append(checks, &FieldProblem{"secretAccessKey", "is not an AWS secret access key (40 characters)"})
+		if !awscred.SecretAccessKey(r.SecretAccessKey) {
+			checks = append(checks, &FieldProblem{"secretAccessKey", awscred.BadSecretAccessKey})
 		}
 	case store.CredentialKindAssumeRole:
-		if !roleARNRE.MatchString(r.RoleARN) {
-			checks = append(checks, &FieldProblem{"roleArn", "is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)"})
+		if !awscred.RoleARN(r.RoleARN) {
+			checks = append(checks, &FieldProblem{"roleArn", awscred.BadRoleARN})
 		}
 		src, err := s.store.GetCredential(c.UserContext(), r.SourceCredentialRef)
 		if err != nil || src.Kind != store.CredentialKindAccessKey {

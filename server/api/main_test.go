@@ -22,6 +22,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/internal/testlog"
 	"github.com/ochestra-tech/kubeopera/internal/testpg"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
@@ -57,15 +58,6 @@ func buildPlugins(dir string, names ...string) error {
 	return nil
 }
 
-// syncBuf is the server's log, kept to check what it never contains.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 type env struct {
 	t      testing.TB
 	app    *fiber.App
@@ -73,7 +65,7 @@ type env struct {
 	keys   *sealing.Keyring
 	admin  string
 	viewer string
-	logs   *syncBuf
+	logs   *testlog.Buffer
 	sb     *sandbox.Sandbox
 }
 
@@ -121,7 +113,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, st: st, keys: keys, logs: &syncBuf{}}
+	e := &env{t: t, st: st, keys: keys, logs: &testlog.Buffer{}}
 	var reg hostclusters.Registry = hostclusters.Unconfigured{}
 	if o.management {
 		e.sb, err = sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../hostclusters/testdata/crd"}})

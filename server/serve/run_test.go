@@ -10,20 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/internal/testlog"
 )
-
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *lockedBuf) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 const (
 	secretKey       = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -48,7 +40,7 @@ func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
 	data := t.TempDir()
 	cfg := Config{DataDir: data, Listen: "127.0.0.1:0", PluginDir: plugins, ManagementKubeconfig: sb.KubeconfigPath,
 		Getenv: func(string) (string, bool) { return "", false }}
-	var out, logs lockedBuf
+	var out, logs testlog.Buffer
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg, &out, &logs, ready) }()

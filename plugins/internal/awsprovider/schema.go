@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/ochestra-tech/kubeopera/internal/awscred"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -59,8 +60,6 @@ func Schema(o Options) []sdk.InputField {
 var (
 	regionRE       = regexp.MustCompile(`^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]$`)
 	instanceTypeRE = regexp.MustCompile(`^[a-z][a-z0-9-]*\.[0-9]*[a-z0-9]+$`)
-	accessKeyIDRE  = regexp.MustCompile(`^(AKIA|ASIA)[A-Z0-9]{16}$`)
-	roleARNRE      = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
 )
 
 // Validate checks inputs against the schema and the rules AWS imposes, and
@@ -112,15 +111,15 @@ func validateCredentials(c sdk.Credentials) []sdk.FieldError {
 	}
 	switch c["kind"] {
 	case "access_key":
-		if !accessKeyIDRE.MatchString(c["accessKeyId"]) {
-			add("accessKeyId", "is not an AWS access key ID (20 characters starting with AKIA or ASIA)")
+		if !awscred.AccessKeyID(c["accessKeyId"]) {
+			add("accessKeyId", awscred.BadAccessKeyID)
 		}
-		if len(c["secretAccessKey"]) != 40 {
-			add("secretAccessKey", "is not an AWS secret access key (40 characters)")
+		if !awscred.SecretAccessKey(c["secretAccessKey"]) {
+			add("secretAccessKey", awscred.BadSecretAccessKey)
 		}
 	case "assume_role":
-		if !roleARNRE.MatchString(c["roleArn"]) {
-			add("roleArn", "is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)")
+		if !awscred.RoleARN(c["roleArn"]) {
+			add("roleArn", awscred.BadRoleARN)
 		}
 	default:
 		add("kind", "must be access_key or assume_role")
