@@ -12,8 +12,8 @@ import (
 // to show Get Started: it is false until a host cluster row exists, however
 // many other clusters are connected.
 type clusterList struct {
-	Items          []store.Cluster `json:"items"`
-	HostRegistered bool            `json:"hostRegistered"`
+	Items          []clusterView `json:"items"`
+	HostRegistered bool          `json:"hostRegistered"`
 }
 
 func (s *server) listClusters(c *fiber.Ctx) error {
@@ -22,11 +22,9 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 		return err
 	}
 	rows = s.syncOnRead(c, rows)
-	out := clusterList{Items: rows}
-	if out.Items == nil {
-		out.Items = []store.Cluster{}
-	}
+	out := clusterList{Items: make([]clusterView, 0, len(rows))}
 	for _, r := range rows {
+		out.Items = append(out.Items, view(r))
 		out.HostRegistered = out.HostRegistered || r.IsHost
 	}
 	return c.JSON(out)
@@ -38,7 +36,16 @@ func (s *server) getCluster(c *fiber.Ctx) error {
 		return err
 	}
 	rows := s.syncOnRead(c, []store.Cluster{*row})
-	return c.JSON(rows[0])
+	v := view(rows[0])
+	if row.Source == store.SourceSelfRegistered && s.inspector != nil {
+		nodes, err := s.inspector.Nodes(c.UserContext())
+		if err != nil {
+			v.NodesError = "could not read the nodes: " + err.Error()
+		} else {
+			v.Nodes = nodes
+		}
+	}
+	return c.JSON(v)
 }
 
 // syncOnRead merges the live phase and message of every HostCluster into

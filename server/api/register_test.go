@@ -23,7 +23,8 @@ func TestRegisterSelfIsIdempotentByClusterUID(t *testing.T) {
 	defer sb.Stop()
 	ready := []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
 	for i, n := range []sandbox.Node{
-		{Name: "cp-1", ProviderID: "aws:///eu-north-1a/i-0abc000000000001", Conditions: ready},
+		{Name: "cp-1", ProviderID: "aws:///eu-north-1a/i-0abc000000000001", Conditions: ready,
+			Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""}},
 		{Name: "w-1", ProviderID: "aws:///eu-north-1b/i-0abc000000000002", Conditions: []corev1.NodeCondition{
 			{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}},
 	} {
@@ -50,8 +51,24 @@ func TestRegisterSelfIsIdempotentByClusterUID(t *testing.T) {
 		t.Errorf("second call made a new row %s (first %s)", again.ID, first.ID)
 	}
 	code, body = e.do(http.MethodGet, "/api/v1/clusters", e.viewer, nil)
-	if l := decode[clusterList](t, body); code != 200 || len(l.Items) != 1 || !l.HostRegistered {
+	if l := decode[clusterList](t, body); code != 200 || len(l.Items) != 1 || !l.HostRegistered || l.Items[0].Badge != BadgeGreen {
 		t.Errorf("after registration: %s", body)
+	}
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+first.ID, e.viewer, nil)
+	mustStatus(t, "get host", code, body, 200)
+	got := decode[struct {
+		Nodes []inspect.NodeInfo `json:"nodes"`
+	}](t, body)
+	if len(got.Nodes) != 2 {
+		t.Fatalf("node breakdown: %s", body)
+	}
+	cp, w := got.Nodes[0], got.Nodes[1]
+	if cp.Name != "cp-1" || !cp.Ready || len(cp.Roles) != 1 || cp.Roles[0] != "control-plane" || cp.Version != sandbox.KubernetesVersion ||
+		cp.CPU.Capacity != "4" || cp.Memory.Allocatable != "16Gi" || len(cp.Conditions) != 1 {
+		t.Errorf("cp-1 = %+v", cp)
+	}
+	if w.Ready || w.Conditions[0].Status != "False" {
+		t.Errorf("w-1 = %+v", w)
 	}
 }
 
@@ -62,6 +79,8 @@ type distinctClusters struct{ n atomic.Int32 }
 func (d *distinctClusters) Inspect(context.Context) (inspect.Inventory, error) {
 	return inspect.Inventory{ClusterUID: fmt.Sprintf("uid-%d", d.n.Add(1)), Provider: "unknown"}, nil
 }
+
+func (d *distinctClusters) Nodes(context.Context) ([]inspect.NodeInfo, error) { return nil, nil }
 
 func TestFiftyConcurrentHostRegistrationsOnPostgres(t *testing.T) {
 	e := newEnv(t, envOpts{postgres: true, inspector: &distinctClusters{}})

@@ -37,6 +37,7 @@ type Providers interface {
 // Inspector inspects the cluster the server runs in.
 type Inspector interface {
 	Inspect(ctx context.Context) (inspect.Inventory, error)
+	Nodes(ctx context.Context) ([]inspect.NodeInfo, error)
 }
 
 // Deps are what the API is built on.

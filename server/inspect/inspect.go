@@ -6,6 +6,7 @@ package inspect
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -85,4 +86,64 @@ func Placement(nodes []corev1.Node) (provider, region string) {
 		}
 	}
 	return provider, region
+}
+
+// NodeInfo is one node as the dashboard shows it.
+type NodeInfo struct {
+	Name       string          `json:"name"`
+	Ready      bool            `json:"ready"`
+	Roles      []string        `json:"roles"`
+	Version    string          `json:"version"`
+	Conditions []NodeCondition `json:"conditions"`
+	CPU        Resource        `json:"cpu"`
+	Memory     Resource        `json:"memory"`
+}
+
+// NodeCondition is a node condition without its timestamps.
+type NodeCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Resource is a node's capacity and what pods may use of it, as Kubernetes
+// quantities (e.g. "4", "16Gi").
+type Resource struct {
+	Capacity    string `json:"capacity"`
+	Allocatable string `json:"allocatable"`
+}
+
+// Nodes lists the cluster's nodes for the per-node breakdown.
+func (i Inspector) Nodes(ctx context.Context) ([]NodeInfo, error) {
+	nodes, err := i.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	out := make([]NodeInfo, 0, len(nodes.Items))
+	for _, n := range nodes.Items {
+		out = append(out, Describe(n))
+	}
+	return out, nil
+}
+
+// rolePrefix marks role labels: node-role.kubernetes.io/control-plane="".
+const rolePrefix = "node-role.kubernetes.io/"
+
+// Describe turns a Node into its breakdown row.
+func Describe(n corev1.Node) NodeInfo {
+	info := NodeInfo{Name: n.Name, Ready: ready(n), Roles: []string{}, Version: n.Status.NodeInfo.KubeletVersion,
+		Conditions: []NodeCondition{},
+		CPU: Resource{Capacity: n.Status.Capacity.Cpu().String(), Allocatable: n.Status.Allocatable.Cpu().String()},
+		Memory: Resource{Capacity: n.Status.Capacity.Memory().String(), Allocatable: n.Status.Allocatable.Memory().String()}}
+	for k := range n.Labels {
+		if role, ok := strings.CutPrefix(k, rolePrefix); ok && role != "" {
+			info.Roles = append(info.Roles, role)
+		}
+	}
+	sort.Strings(info.Roles)
+	for _, c := range n.Status.Conditions {
+		info.Conditions = append(info.Conditions, NodeCondition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+	}
+	return info
 }

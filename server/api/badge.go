@@ -1,0 +1,43 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// Badges colour a cluster's status in the dashboard.
+const (
+	BadgeGreen = "green"
+	BadgeAmber = "amber"
+	BadgeRed   = "red"
+	BadgeGray  = "gray"
+)
+
+var badges = map[string]string{
+	"pending": BadgeAmber, "provisioning": BadgeAmber, "validatingaccess": BadgeAmber,
+	"bootstrappingflux": BadgeAmber, "generatinggitopstree": BadgeAmber, "installingkubeopera": BadgeAmber,
+	"ready": BadgeGreen, "running": BadgeGreen, "active": BadgeGreen,
+	"failed": BadgeRed, "error": BadgeRed,
+}
+
+// badge maps a status or synced phase, in any case, to its badge; a status
+// it does not know is gray rather than a guess.
+func badge(status string) string {
+	if b, ok := badges[strings.ToLower(status)]; ok {
+		return b
+	}
+	return BadgeGray
+}
+
+// clusterView is a cluster as the API serves it.
+type clusterView struct {
+	store.Cluster
+	Badge string `json:"badge"`
+	// Nodes is the per-node breakdown of a self-registered cluster, read
+	// live; NodesError says why it is missing when it could not be read.
+	Nodes      any    `json:"nodes,omitempty"`
+	NodesError string `json:"nodesError,omitempty"`
+}
+
+func view(c store.Cluster) clusterView { return clusterView{Cluster: c, Badge: badge(c.Status)} }
