@@ -102,7 +102,7 @@ var schemas = map[string]any{
 		"source": "string", "is_host": "boolean", "status": "string", "message": "string", "kubernetes_version": "string",
 		"node_count": "integer", "ready_node_count": "integer", "cluster_uid": "string", "credential_id": "string",
 		"created_at": "string", "updated_at": "string", "badge": "string", "nodes": "[]Node", "nodesError": "string"}),
-	"Node": obj(map[string]string{"name": "string", "ready": "boolean", "version": "string"}),
+	"Node":        obj(map[string]string{"name": "string", "ready": "boolean", "version": "string"}),
 	"ClusterList": obj(map[string]string{"items": "[]Cluster", "hostRegistered": "boolean"}),
 	"ConnectRequest": obj(map[string]string{"name": "string", "provider": "string", "region": "string", "kubeconfig": "string"},
 		"name", "provider", "kubeconfig"),

@@ -134,8 +134,8 @@ const rolePrefix = "node-role.kubernetes.io/"
 func Describe(n corev1.Node) NodeInfo {
 	info := NodeInfo{Name: n.Name, Ready: ready(n), Roles: []string{}, Version: n.Status.NodeInfo.KubeletVersion,
 		Conditions: []NodeCondition{},
-		CPU: Resource{Capacity: n.Status.Capacity.Cpu().String(), Allocatable: n.Status.Allocatable.Cpu().String()},
-		Memory: Resource{Capacity: n.Status.Capacity.Memory().String(), Allocatable: n.Status.Allocatable.Memory().String()}}
+		CPU:        Resource{Capacity: n.Status.Capacity.Cpu().String(), Allocatable: n.Status.Allocatable.Cpu().String()},
+		Memory:     Resource{Capacity: n.Status.Capacity.Memory().String(), Allocatable: n.Status.Allocatable.Memory().String()}}
 	for k := range n.Labels {
 		if role, ok := strings.CutPrefix(k, rolePrefix); ok && role != "" {
 			info.Roles = append(info.Roles, role)
