@@ -5,9 +5,11 @@ import (
 
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkStart measures a warm sandbox start (binaries built, caches
@@ -26,18 +28,23 @@ func BenchmarkStart(b *testing.B) {
 				b.Fatal(err)
 			}
 			var rss int64
+			var starts []time.Duration
 			for b.Loop() {
+				t0 := time.Now()
 				s, err := Start(context.Background(), tc.opts)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
+				starts = append(starts, time.Since(t0))
 				rss += residentBytes(bin)
 				if err := s.Stop(); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
 			}
+			slices.Sort(starts)
+			b.ReportMetric(starts[len(starts)/2].Seconds(), "median-start-s")
 			b.ReportMetric(float64(rss)/float64(b.N)/(1<<20), "rss-MiB")
 		})
 	}
