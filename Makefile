@@ -22,8 +22,13 @@ plugins:
 		$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/plugins/kubeopera-provider-$$p ./plugins/$$p || exit 1; \
 	done
 
-# Code generators, pinned in hack/tools/go.mod.
-tools: $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc
+# Code generators: protoc plugins pinned in hack/tools/go.mod, controller-gen
+# in hack/controller-gen/go.mod (own module, so its Kubernetes libraries never
+# move the protoc plugins' versions).
+tools: $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc $(TOOLS)/controller-gen
+
+$(TOOLS)/controller-gen: hack/controller-gen/go.mod
+	cd hack/controller-gen && GOBIN=$(TOOLS) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen
 
 $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc: hack/tools/go.mod
 	cd hack/tools && GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go google.golang.org/grpc/cmd/protoc-gen-go-grpc
