@@ -63,6 +63,7 @@ test: check-generated vet testbin
 bench: testbin
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./plugin_test/
 	$(GO) test -run '^$$' -bench ListClusters1000 -benchtime 200x ./server/api/
+	$(GO) test -run '^$$' -bench FanOut100 -benchtime 20x ./server/federation/
 	$(GO) test -run '^$$' -bench Start -benchtime 5x ./internal/sandbox/
 
 # Run the product on its embedded defaults: the REST API on SQLite in ./data,

@@ -3,14 +3,16 @@ package api
 import (
 	"strings"
 
+	"github.com/ochestra-tech/kubeopera/server/health"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// Badges colour a cluster's status in the dashboard.
+// Badges colour a cluster's status in the dashboard, in the same colours
+// as health scores.
 const (
-	BadgeGreen = "green"
-	BadgeAmber = "amber"
-	BadgeRed   = "red"
+	BadgeGreen = health.BadgeGreen
+	BadgeAmber = health.BadgeAmber
+	BadgeRed   = health.BadgeRed
 	BadgeGray  = "gray"
 )
 

@@ -8,12 +8,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-type health struct {
+type healthStatus struct {
 	Status string `json:"status"`
 }
 
 func (s *server) healthz(c *fiber.Ctx) error {
-	return c.JSON(health{Status: "ok"})
+	return c.JSON(healthStatus{Status: "ok"})
 }
 
 func (s *server) readyz(c *fiber.Ctx) error {
@@ -22,5 +22,5 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	if err := s.store.Ping(ctx); err != nil {
 		return problem(http.StatusServiceUnavailable, "database not reachable: %v", err)
 	}
-	return c.JSON(health{Status: "ready"})
+	return c.JSON(healthStatus{Status: "ready"})
 }

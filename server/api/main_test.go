@@ -24,6 +24,8 @@ import (
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 	"github.com/ochestra-tech/kubeopera/internal/testlog"
 	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/server/federation"
+	"github.com/ochestra-tech/kubeopera/server/fleet"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -75,6 +77,7 @@ type envOpts struct {
 	registry   func(hostclusters.Registry) hostclusters.Registry
 	inspector  Inspector
 	noSync     bool
+	fleet      bool // overview and health routes over the management cluster's stored kubeconfigs
 }
 
 var (
@@ -135,11 +138,17 @@ func newEnv(t testing.TB, o envOpts) *env {
 		}
 		reg = kube
 	}
+	var fl Fleet
+	if o.fleet {
+		kube, _ := reg.(*hostclusters.Kube)
+		fl = fleet.Source{Store: st, Stored: kube}
+	}
 	if o.registry != nil {
 		reg = o.registry(reg)
 	}
 	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
-		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync})
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl,
+		Overview: federation.Options{Timeout: 3 * time.Second, Assess: fleet.Assess}})
 	e.admin = e.token(PlatformAdmin)
 	e.viewer = e.token(Viewer)
 	return e

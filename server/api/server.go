@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
@@ -51,6 +52,11 @@ type Deps struct {
 	// Inspector is nil when the server cannot see the cluster it runs in.
 	Inspector Inspector
 	Logger    *slog.Logger
+	// Fleet lists reachable clusters for the overview and health routes;
+	// nil when none can be reached.
+	Fleet Fleet
+	// Overview configures the fan-out (timeout, pricing, assessor).
+	Overview federation.Options
 	// NoSyncOnRead turns off merging HostCluster phases into cluster reads
 	// (for the benchmark's baseline).
 	NoSyncOnRead bool
@@ -65,12 +71,19 @@ type server struct {
 	log       *slog.Logger
 	sync      bool
 	metrics   *metrics
+
+	fleet        Fleet
+	overviewOpts federation.Options
 }
 
 // New returns the API as a fiber app.
 func New(d Deps) *fiber.App {
 	s := &server{store: d.Store, keyring: d.Keyring, providers: d.Providers, registry: d.Registry,
-		inspector: d.Inspector, log: d.Logger, sync: !d.NoSyncOnRead, metrics: newMetrics(prometheus.NewRegistry())}
+		inspector: d.Inspector, log: d.Logger, sync: !d.NoSyncOnRead, metrics: newMetrics(prometheus.NewRegistry()),
+		fleet: d.Fleet, overviewOpts: d.Overview}
+	if s.overviewOpts.Timeout == 0 {
+		s.overviewOpts.Timeout = federation.DefaultTimeout
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

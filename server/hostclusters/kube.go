@@ -181,3 +181,21 @@ func (k *Kube) EnsureNamespace(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Kubeconfigs returns the stored kubeconfig of every cluster that has one,
+// by cluster ID, in one List call: connected clusters from the start,
+// provisioned ones once their provider handed one over.
+func (k *Kube) Kubeconfigs(ctx context.Context) (map[string][]byte, error) {
+	list, err := k.core.CoreV1().Secrets(Namespace).List(ctx, metav1.ListOptions{LabelSelector: "kubeopera.io/cluster-id"})
+	if err != nil {
+		return nil, fmt.Errorf("list kubeconfig Secrets: %w", err)
+	}
+	out := make(map[string][]byte, len(list.Items))
+	for _, s := range list.Items {
+		id := s.Labels["kubeopera.io/cluster-id"]
+		if data := s.Data[KubeconfigSecretKey]; len(data) > 0 && s.Name == KubeconfigSecretName(id) {
+			out[id] = data
+		}
+	}
+	return out, nil
+}

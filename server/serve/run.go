@@ -16,8 +16,11 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/api"
+	"github.com/ochestra-tech/kubeopera/server/federation"
+	"github.com/ochestra-tech/kubeopera/server/fleet"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/inspect"
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 // Run runs the server until ctx ends, then shuts down gracefully: requests
@@ -51,11 +54,20 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if _, none := registry.(hostclusters.Unconfigured); none {
 		say("no management cluster configured (--kubeconfig): connect and provision answer 503 until one is")
 	}
-	inspector, err := selfInspector(c.SelfKubeconfig)
+	selfCfg, err := restConfig(c.SelfKubeconfig)
+	if err != nil {
+		return fmt.Errorf("self-registration cluster: %w", err)
+	}
+	inspector, err := selfInspector(selfCfg)
 	if err != nil {
 		return err
 	}
-	app := api.New(api.Deps{Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector, Logger: log})
+	fleetSrc, overview, err := fleetSetup(c, st, registry, selfCfg)
+	if err != nil {
+		return err
+	}
+	app := api.New(api.Deps{Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
+		Logger: log, Fleet: fleetSrc, Overview: overview})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
@@ -112,11 +124,7 @@ func managementRegistry(runCtx context.Context, kubeconfig string) (hostclusters
 	return reg, nil
 }
 
-func selfInspector(kubeconfig string) (api.Inspector, error) {
-	cfg, err := restConfig(kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("self-registration cluster: %w", err)
-	}
+func selfInspector(cfg *rest.Config) (api.Inspector, error) {
 	if cfg == nil {
 		return nil, nil
 	}
@@ -125,4 +133,32 @@ func selfInspector(kubeconfig string) (api.Inspector, error) {
 		return nil, errors.Join(errors.New("self-registration cluster"), err)
 	}
 	return inspect.Inspector{Client: cs}, nil
+}
+
+// fleetSetup decides what the overview asks: stored kubeconfigs on the
+// management cluster, the server's own cluster, and CLUSTER_REGISTRY
+// entries; nil when there is nothing it could ask. KUBEOPERA_PRICING_FILE
+// replaces the shipped pricing table.
+func fleetSetup(c Config, st *store.Store, reg hostclusters.Registry, self *rest.Config) (api.Fleet, federation.Options, error) {
+	opts := federation.Options{Timeout: federation.DefaultTimeout, Assess: fleet.Assess, Pricing: federation.DefaultPricing()}
+	if path, ok := c.Getenv("KUBEOPERA_PRICING_FILE"); ok && path != "" {
+		p, err := federation.LoadPricing(path)
+		if err != nil {
+			return nil, opts, err
+		}
+		opts.Pricing = p
+	}
+	registryEnv, _ := c.Getenv("CLUSTER_REGISTRY")
+	entries, err := fleet.ParseRegistry(registryEnv)
+	if err != nil {
+		return nil, opts, err
+	}
+	src := fleet.Source{Store: st, Self: self, Registry: entries}
+	if kube, ok := reg.(*hostclusters.Kube); ok {
+		src.Stored = kube
+	}
+	if src.Stored == nil && self == nil && len(entries) == 0 {
+		return nil, opts, nil
+	}
+	return src, opts, nil
 }

@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ochestra-tech/kubeopera/server/federation"
+	"github.com/ochestra-tech/kubeopera/server/health"
+)
+
+// Fleet lists the clusters the overview and health routes can reach.
+type Fleet interface {
+	Targets(ctx context.Context) ([]federation.Target, error)
+}
+
+// overview is GET /federation/overview: every reachable cluster assessed
+// concurrently, each within its own timeout.
+func (s *server) overview(c *fiber.Ctx) error {
+	if s.fleet == nil {
+		return problem(http.StatusServiceUnavailable, "the overview needs access to clusters: configure a management cluster or self-registration")
+	}
+	targets, err := s.fleet.Targets(c.UserContext())
+	if err != nil {
+		return problem(http.StatusBadGateway, "listing the clusters to ask: %v", err)
+	}
+	return c.JSON(federation.Build(c.UserContext(), targets, s.overviewOpts))
+}
+
+// clusterHealth is GET /clusters/{id}/health: the score and the findings
+// that produced it.
+func (s *server) clusterHealth(c *fiber.Ctx) error {
+	row, err := s.store.GetCluster(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	if s.fleet == nil {
+		return problem(http.StatusServiceUnavailable, "cluster %q cannot be reached: no management cluster or self-registration is configured", row.Name)
+	}
+	targets, err := s.fleet.Targets(c.UserContext())
+	if err != nil {
+		return problem(http.StatusBadGateway, "listing the clusters to ask: %v", err)
+	}
+	for _, t := range targets {
+		if t.ID != row.ID {
+			continue
+		}
+		cs, err := kubernetes.NewForConfig(t.Config)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(c.UserContext(), s.overviewOpts.Timeout)
+		defer cancel()
+		sc, err := health.Assess(ctx, cs)
+		if err != nil {
+			return problem(http.StatusBadGateway, "cluster %q did not answer: %v", row.Name, err)
+		}
+		return c.JSON(sc)
+	}
+	return problem(http.StatusConflict, "cluster %q has no usable kubeconfig yet (status %s)", row.Name, row.Status)
+}

@@ -1,0 +1,83 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/server/federation"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// A second sandbox is a connected target; a third cluster's kubeconfig
+// points at a server that is gone. The overview reports both, the dead one
+// within its timeout, and the health route scores the live one.
+func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
+	e := newEnv(t, envOpts{management: true, fleet: true})
+	ctx := context.Background()
+	target, err := sandbox.Start(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Stop()
+	notReady := []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}
+	ready := []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+	for _, n := range []sandbox.Node{
+		{Name: "a", Conditions: ready, Labels: map[string]string{"node.kubernetes.io/instance-type": "t3.medium"}},
+		{Name: "b", Conditions: notReady, Labels: map[string]string{"node.kubernetes.io/instance-type": "t3.medium"}},
+	} {
+		if err := target.AddNode(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dead, err := sandbox.Start(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadKubeconfig := string(dead.Kubeconfig)
+	dead.Stop()
+
+	connect := func(name, kc string) store.Cluster {
+		code, body := e.do(http.MethodPost, "/api/v1/clusters/connect", e.admin, map[string]string{"name": name, "provider": "aws", "kubeconfig": kc})
+		mustStatus(t, "connect "+name, code, body, 202)
+		return decode[store.Cluster](t, body)
+	}
+	live := connect("live", string(target.Kubeconfig))
+	connect("gone", deadKubeconfig)
+
+	start := time.Now()
+	code, body := e.do(http.MethodGet, "/api/v1/federation/overview", e.viewer, nil)
+	mustStatus(t, "overview", code, body, 200)
+	took := time.Since(start)
+	ov := decode[federation.Overview](t, body)
+	if len(ov.Clusters) != 2 || ov.Summary.Clusters != 2 {
+		t.Fatalf("overview = %s", body)
+	}
+	rows := map[string]federation.Row{}
+	for _, r := range ov.Clusters {
+		rows[r.Name] = r
+	}
+	if l := rows["live"]; !l.Reachable || l.NodesTotal != 2 || l.NodesReady != 1 || l.MonthlyCost <= 0 || l.Badge == "" {
+		t.Errorf("live row = %+v", l)
+	}
+	if g := rows["gone"]; g.Reachable || g.Error == "" {
+		t.Errorf("gone row = %+v", g)
+	}
+	if ov.Summary.NodesReady != 1 || ov.Summary.NodesTotal != 2 || ov.Summary.MonthlyCost != rows["live"].MonthlyCost {
+		t.Errorf("summary = %+v", ov.Summary)
+	}
+	if took > 20*time.Second {
+		t.Errorf("a dead cluster held the overview for %v (timeout 3s)", took)
+	}
+
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/health", e.viewer, nil)
+	mustStatus(t, "health", code, body, 200)
+	if !strings.Contains(string(body), "node-not-ready") || !strings.Contains(string(body), "requests") {
+		t.Errorf("health = %s; want the not-ready node among the findings and usage from requests", body)
+	}
+}

@@ -1,0 +1,25 @@
+package federation
+
+// summarize totals rows; only reachable rows contribute usage and nodes.
+func summarize(rows []Row, currency string) Summary {
+	s := Summary{Clusters: len(rows), Currency: currency}
+	reachable := 0
+	cpu := 0.0
+	for _, r := range rows {
+		if !r.Reachable {
+			continue
+		}
+		reachable++
+		if r.Badge == "green" {
+			s.Healthy++
+		}
+		s.NodesReady += r.NodesReady
+		s.NodesTotal += r.NodesTotal
+		cpu += r.CPUPercent
+		s.MonthlyCost += r.MonthlyCost
+	}
+	if reachable > 0 {
+		s.AverageCPUPercent = cpu / float64(reachable)
+	}
+	return s
+}

@@ -1,0 +1,123 @@
+// Package fleet decides which clusters the multi-cluster overview asks and
+// how: the clusters table's rows with a usable kubeconfig (stored on the
+// management cluster), the host cluster through the server's own access,
+// and the entries of the CLUSTER_REGISTRY setting. It assesses each one with
+// the health package.
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ochestra-tech/kubeopera/server/federation"
+	"github.com/ochestra-tech/kubeopera/server/health"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// Kubeconfigs returns stored kubeconfigs by cluster ID.
+type Kubeconfigs interface {
+	Kubeconfigs(ctx context.Context) (map[string][]byte, error)
+}
+
+// Entry is one CLUSTER_REGISTRY cluster: a name and a kubeconfig file.
+type Entry struct {
+	Name, Path string
+}
+
+// ParseRegistry reads CLUSTER_REGISTRY: comma-separated name=/path/to/kubeconfig.
+func ParseRegistry(v string) ([]Entry, error) {
+	var out []Entry
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, path, ok := strings.Cut(part, "=")
+		if !ok || name == "" || path == "" {
+			return nil, fmt.Errorf("CLUSTER_REGISTRY entry %q: want name=/path/to/kubeconfig", part)
+		}
+		out = append(out, Entry{Name: name, Path: path})
+	}
+	return out, nil
+}
+
+// Source lists the overview's targets.
+type Source struct {
+	Store *store.Store
+	// Stored is nil without a management cluster.
+	Stored Kubeconfigs
+	// Self reaches the cluster the server runs in; nil when it cannot.
+	Self     *rest.Config
+	Registry []Entry
+}
+
+// Targets returns every cluster with a usable kubeconfig; when there is
+// none, the host cluster alone.
+func (s Source) Targets(ctx context.Context) ([]federation.Target, error) {
+	rows, err := s.Store.ListClusters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stored := map[string][]byte{}
+	if s.Stored != nil {
+		if stored, err = s.Stored.Kubeconfigs(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var out []federation.Target
+	for _, r := range rows {
+		switch {
+		case r.Source == store.SourceSelfRegistered && s.Self != nil:
+			out = append(out, federation.Target{ID: r.ID, Name: r.Name, Config: rest.CopyConfig(s.Self)})
+		case stored[r.ID] != nil:
+			cfg, err := clientcmd.RESTConfigFromKubeConfig(stored[r.ID])
+			if err != nil {
+				continue // validated at connect; a provider's that fails to load has no usable kubeconfig
+			}
+			out = append(out, federation.Target{ID: r.ID, Name: r.Name, Config: cfg})
+		}
+	}
+	for _, e := range s.Registry {
+		data, err := os.ReadFile(e.Path)
+		if err != nil {
+			return nil, fmt.Errorf("CLUSTER_REGISTRY %s: %w", e.Name, err)
+		}
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+		if err != nil {
+			return nil, fmt.Errorf("CLUSTER_REGISTRY %s: %w", e.Name, err)
+		}
+		out = append(out, federation.Target{ID: "registry:" + e.Name, Name: e.Name, Config: cfg})
+	}
+	if len(out) == 0 && s.Self != nil {
+		out = append(out, federation.Target{ID: "host", Name: "host", Config: rest.CopyConfig(s.Self)})
+	}
+	return out, nil
+}
+
+// Assess is the federation Assessor: the health score and node readiness
+// of one cluster.
+func Assess(ctx context.Context, cfg *rest.Config) (federation.Report, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return federation.Report{}, fmt.Errorf("create client: %w", err)
+	}
+	in, err := health.Collect(ctx, cs)
+	if err != nil {
+		return federation.Report{}, err
+	}
+	sc := health.Compute(in)
+	r := federation.Report{Score: sc.Score, Badge: sc.Badge, NodesTotal: len(in.Nodes), Nodes: in.Nodes,
+		CPUPercent: sc.CPUPercent, MemoryPercent: sc.MemoryPercent}
+	for i := range in.Nodes {
+		if federation.NodeReady(&in.Nodes[i]) {
+			r.NodesReady++
+		}
+	}
+	return r, nil
+}
