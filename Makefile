@@ -34,6 +34,8 @@ $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc: hack/tools/go.mod
 	cd hack/tools && GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go google.golang.org/grpc/cmd/protoc-gen-go-grpc
 
 generate: tools
+	$(TOOLS)/controller-gen object paths=./host/api/...
+	$(TOOLS)/controller-gen crd paths=./host/api/... output:crd:dir=config/crd/bases
 	@command -v protoc >/dev/null || hack/ensure-protoc.sh
 	PATH=$(TOOLS):$$PATH protoc -I sdk/internal/proto \
 		--go_out=sdk/internal/proto --go_opt=paths=source_relative \
@@ -42,7 +44,8 @@ generate: tools
 
 # CI: regenerate and fail when the committed code differs.
 check-generated: generate
-	@git diff --exit-code -- sdk/internal/proto || \
+	@git diff --exit-code -- sdk/internal/proto host/api config/crd && \
+		test -z "$$(git status --porcelain -- sdk/internal/proto host/api config/crd)" || \
 		(echo "generated code drifted: run 'make generate' and commit the result" >&2; exit 1)
 
 vet:

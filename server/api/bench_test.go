@@ -35,7 +35,8 @@ func BenchmarkListClusters1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubeopera.io/v1alpha1", "kind": "HostCluster",
-			"metadata": map[string]any{"name": row.ID}, "spec": map[string]any{"mode": "connect_existing"},
+			"metadata": map[string]any{"name": row.ID, "namespace": hostclusters.Namespace}, "spec": map[string]any{"mode": "connect_existing", "provider": "aws",
+				"connectKubeconfigSecretRef": map[string]any{"name": hostclusters.KubeconfigSecretName(row.ID)}},
 			"status": map[string]any{"phase": "Ready", "message": "all good"}}}
 		created, err := dyn.Create(ctx, obj, metav1.CreateOptions{})
 		if err != nil {

@@ -119,7 +119,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	e := &env{t: t, st: st, keys: keys, logs: &testlog.Buffer{}}
 	var reg hostclusters.Registry = hostclusters.Unconfigured{}
 	if o.management {
-		e.sb, err = sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../hostclusters/testdata/crd"}})
+		e.sb, err = sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package hostclusters
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// GVR is the HostCluster resource.
+// GVR is the HostCluster resource (host/api/v1alpha1; CRD in config/crd).
 var GVR = schema.GroupVersionResource{Group: "kubeopera.io", Version: "v1alpha1", Resource: "hostclusters"}
 
 // Kube is the Registry of a server with a management cluster. It works on
@@ -81,8 +82,16 @@ func toObject(s Spec) *unstructured.Unstructured {
 		for k, v := range s.Inputs {
 			inputs[k] = v
 		}
-		spec["provisioning"] = map[string]any{"plugin": s.Plugin, "topology": s.Topology,
+		prov := map[string]any{"plugin": s.Plugin, "topology": s.Topology,
 			"credentialRef": s.CredentialRef, "inputs": inputs}
+		// The CRD validates the counts as numbers; the plugin has already
+		// checked that they parse.
+		for _, k := range []string{"nodeCount", "controlPlaneCount"} {
+			if n, err := strconv.ParseInt(s.Inputs[k], 10, 32); err == nil {
+				prov[k] = n
+			}
+		}
+		spec["provisioning"] = prov
 	}
 	set("gitOpsRepoURL", s.GitOpsRepoURL)
 	set("gitOpsPath", s.GitOpsPath)

@@ -15,7 +15,7 @@ import (
 
 func TestKubeRegistryOnARealAPIServer(t *testing.T) {
 	ctx := context.Background()
-	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"testdata/crd"}})
+	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +49,9 @@ func TestKubeRegistryOnARealAPIServer(t *testing.T) {
 	}
 	if n, _, _ := unstructured.NestedString(obj.Object, "spec", "provisioning", "inputs", "nodeCount"); n != "3" {
 		t.Errorf("spec.provisioning.inputs.nodeCount = %q", n)
+	}
+	if n, _, _ := unstructured.NestedInt64(obj.Object, "spec", "provisioning", "nodeCount"); n != 3 {
+		t.Errorf("spec.provisioning.nodeCount = %d, want the typed count too", n)
 	}
 	if ref, _, _ := unstructured.NestedString(obj.Object, "spec", "connectKubeconfigSecretRef", "name"); ref != "" {
 		t.Errorf("a provision carries a connect kubeconfig ref %q", ref)

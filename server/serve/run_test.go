@@ -28,7 +28,7 @@ const (
 func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../hostclusters/testdata/crd"}})
+	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
 	if err != nil {
 		t.Fatal(err)
 	}

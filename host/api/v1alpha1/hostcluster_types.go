@@ -1,0 +1,163 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Namespace holds every HostCluster.
+const Namespace = "kubeopera-system"
+
+// Mode says how a cluster comes under management.
+// +kubebuilder:validation:Enum=connect_existing;provision_vanilla;provision_eks
+type Mode string
+
+// The modes.
+const (
+	ModeConnectExisting  Mode = "connect_existing"
+	ModeProvisionVanilla Mode = "provision_vanilla"
+	ModeProvisionEKS     Mode = "provision_eks"
+)
+
+// SecretKeyRef names a key of a Secret in the HostCluster's namespace.
+type SecretKeyRef struct {
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// +optional
+	Key string `json:"key,omitempty"`
+}
+
+// Provisioning says what a provider plugin creates.
+// +kubebuilder:validation:XValidation:rule="!has(self.controlPlaneCount) || self.controlPlaneCount % 2 == 1",message="controlPlaneCount must be odd (1, 3, 5 or 7) so etcd keeps quorum"
+type Provisioning struct {
+	// Plugin is the provider plugin, e.g. aws-eks.
+	// +kubebuilder:validation:MinLength=1
+	Plugin string `json:"plugin"`
+	// +optional
+	Topology string `json:"topology,omitempty"`
+	// CredentialRef is the ID of the stored cloud credential; the host
+	// resolves it just before each plugin call.
+	// +kubebuilder:validation:MinLength=1
+	CredentialRef string `json:"credentialRef"`
+	// ControlPlaneCount is the number of control-plane machines of a
+	// self-managed control plane.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=7
+	// +optional
+	ControlPlaneCount *int32 `json:"controlPlaneCount,omitempty"`
+	// NodeCount is the number of worker nodes.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	NodeCount *int32 `json:"nodeCount,omitempty"`
+	// Inputs are every input passed to the plugin, as validated against its
+	// schema (defaults filled in).
+	// +optional
+	Inputs map[string]string `json:"inputs,omitempty"`
+}
+
+// HostClusterSpec is what KubeOpera was asked to do for one cluster.
+// +kubebuilder:validation:XValidation:rule="self.mode != 'connect_existing' || has(self.connectKubeconfigSecretRef)",message="mode connect_existing needs connectKubeconfigSecretRef"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'connect_existing' || has(self.provisioning)",message="provisioning modes need spec.provisioning"
+// +kubebuilder:validation:XValidation:rule="self.mode != 'provision_eks' || !has(self.provisioning) || !has(self.provisioning.controlPlaneCount)",message="EKS runs the control plane: remove provisioning.controlPlaneCount"
+type HostClusterSpec struct {
+	Mode Mode `json:"mode"`
+	// Provider is the cloud: aws, gcp, azure or other.
+	// +kubebuilder:validation:MinLength=1
+	Provider string `json:"provider"`
+	// +optional
+	Region string `json:"region,omitempty"`
+	// ConnectKubeconfigSecretRef holds the kubeconfig pasted at connect.
+	// +optional
+	ConnectKubeconfigSecretRef *SecretKeyRef `json:"connectKubeconfigSecretRef,omitempty"`
+	// +optional
+	Provisioning *Provisioning `json:"provisioning,omitempty"`
+	// GitOpsRepoURL is the repository the cluster's GitOps tree is pushed to.
+	// +optional
+	GitOpsRepoURL string `json:"gitOpsRepoURL,omitempty"`
+	// +optional
+	GitOpsPath string `json:"gitOpsPath,omitempty"`
+	// GitCredentialsSecretRef names the Secret with the git credentials.
+	// +optional
+	GitCredentialsSecretRef string `json:"gitCredentialsSecretRef,omitempty"`
+	// Domain publishes KubeOpera's services on the cluster.
+	// +optional
+	Domain string `json:"domain,omitempty"`
+	// RegistryPullSecretRef replaces the platform's default image pull secret.
+	// +optional
+	RegistryPullSecretRef string `json:"registryPullSecretRef,omitempty"`
+	// AdminEmail and AdminUsername, when both set, create the first admin.
+	// +optional
+	AdminEmail string `json:"adminEmail,omitempty"`
+	// +optional
+	AdminUsername string `json:"adminUsername,omitempty"`
+}
+
+// Phase is where a HostCluster is; it is derived from what the controller
+// observed, in this order.
+// +kubebuilder:validation:Enum=Pending;ValidatingAccess;Provisioning;BootstrappingFlux;GeneratingGitOpsTree;InstallingKubeOpera;Ready;Failed
+type Phase string
+
+// The phases.
+const (
+	PhasePending              Phase = "Pending"
+	PhaseValidatingAccess     Phase = "ValidatingAccess"
+	PhaseProvisioning         Phase = "Provisioning"
+	PhaseBootstrappingFlux    Phase = "BootstrappingFlux"
+	PhaseGeneratingGitOpsTree Phase = "GeneratingGitOpsTree"
+	PhaseInstallingKubeOpera  Phase = "InstallingKubeOpera"
+	PhaseReady                Phase = "Ready"
+	PhaseFailed               Phase = "Failed"
+)
+
+// HostClusterStatus is what the controller observed.
+type HostClusterStatus struct {
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+	// Message says what is happening or what went wrong, for a person.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// KubeconfigSecret names the Secret holding the cluster's kubeconfig.
+	// +optional
+	KubeconfigSecret string `json:"kubeconfigSecret,omitempty"`
+	// +optional
+	FluxHealthy bool `json:"fluxHealthy,omitempty"`
+	// AdminPasswordSecretRef names the Secret with the first admin's password.
+	// +optional
+	AdminPasswordSecretRef string `json:"adminPasswordSecretRef,omitempty"`
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// HostCluster is one cluster under KubeOpera's management.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=hc
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`
+// +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type HostCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   HostClusterSpec   `json:"spec"`
+	Status HostClusterStatus `json:"status,omitempty"`
+}
+
+// HostClusterList is a list of HostClusters.
+// +kubebuilder:object:root=true
+type HostClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []HostCluster `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&HostCluster{}, &HostClusterList{})
+}
