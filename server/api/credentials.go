@@ -12,6 +12,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/internal/awscred"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/server/credresolve"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -31,13 +32,7 @@ type credentialRequest struct {
 }
 
 // payload is what is sealed: the secret part of a credential.
-type payload struct {
-	AccessKeyID         string `json:"accessKeyId,omitempty"`
-	SecretAccessKey     string `json:"secretAccessKey,omitempty"`
-	RoleARN             string `json:"roleArn,omitempty"`
-	ExternalID          string `json:"externalId,omitempty"`
-	SourceCredentialRef string `json:"sourceCredentialRef,omitempty"`
-}
+type payload = credresolve.Payload
 
 var (
 	labelRE = regexp.MustCompile(`^[\w .:-]{1,64}$`)
@@ -147,32 +142,8 @@ func (s *server) deleteCredential(c *fiber.Ctx) error {
 	return c.SendStatus(http.StatusNoContent)
 }
 
-// resolveCredentials opens a stored credential into what a provider plugin
-// receives. An assume_role credential carries its source keys along.
+// resolveCredentials opens a stored credential into what a provider
+// plugin receives.
 func (s *server) resolveCredentials(c *fiber.Ctx, id string) (sdk.Credentials, error) {
-	row, err := s.store.GetCredential(c.UserContext(), id)
-	if err != nil {
-		return nil, err
-	}
-	plain, err := s.keyring.Open(row.Ciphertext, row.KeyID, []byte(row.ID))
-	if err != nil {
-		return nil, fmt.Errorf("open credential %s: %w", row.ID, err)
-	}
-	var p payload
-	if err := json.Unmarshal(plain, &p); err != nil {
-		return nil, fmt.Errorf("decode credential %s: %w", row.ID, err)
-	}
-	out := sdk.Credentials{"kind": row.Kind}
-	switch row.Kind {
-	case store.CredentialKindAccessKey:
-		out["accessKeyId"], out["secretAccessKey"] = p.AccessKeyID, p.SecretAccessKey
-	case store.CredentialKindAssumeRole:
-		out["roleArn"], out["externalId"] = p.RoleARN, p.ExternalID
-		src, err := s.resolveCredentials(c, p.SourceCredentialRef)
-		if err != nil {
-			return nil, fmt.Errorf("source credential of %s: %w", row.ID, err)
-		}
-		out["sourceAccessKeyId"], out["sourceSecretAccessKey"] = src["accessKeyId"], src["secretAccessKey"]
-	}
-	return out, nil
+	return credresolve.Resolver{Store: s.store, Keyring: s.keyring}.Resolve(c.UserContext(), id)
 }

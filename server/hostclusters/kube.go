@@ -10,16 +10,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 )
 
 // GVR is the HostCluster resource (host/api/v1alpha1; CRD in config/crd).
-var GVR = schema.GroupVersionResource{Group: "kubeopera.io", Version: "v1alpha1", Resource: "hostclusters"}
+var GVR = v1alpha1.GroupVersion.WithResource("hostclusters")
 
 // Kube is the Registry of a server with a management cluster. It works on
 // unstructured objects so the server does not depend on the controller's Go
@@ -50,7 +51,7 @@ func (k *Kube) Create(ctx context.Context, s Spec) error {
 	if len(s.Kubeconfig) > 0 {
 		sec := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: KubeconfigSecretName(s.ID), Namespace: Namespace,
-				Labels: map[string]string{"kubeopera.io/cluster-id": s.ID}},
+				Labels: map[string]string{v1alpha1.ClusterIDLabel: s.ID}},
 			Type: corev1.SecretTypeOpaque,
 			Data: map[string][]byte{KubeconfigSecretKey: s.Kubeconfig},
 		}
@@ -104,7 +105,7 @@ func toObject(s Spec) *unstructured.Unstructured {
 		"apiVersion": GVR.GroupVersion().String(),
 		"kind":       "HostCluster",
 		"metadata": map[string]any{"name": s.ID, "namespace": Namespace,
-			"labels": map[string]any{"kubeopera.io/cluster-id": s.ID}},
+			"labels": map[string]any{v1alpha1.ClusterIDLabel: s.ID}},
 		"spec": spec,
 	}}
 }
@@ -195,13 +196,13 @@ func (k *Kube) EnsureNamespace(ctx context.Context) error {
 // by cluster ID, in one List call: connected clusters from the start,
 // provisioned ones once their provider handed one over.
 func (k *Kube) Kubeconfigs(ctx context.Context) (map[string][]byte, error) {
-	list, err := k.core.CoreV1().Secrets(Namespace).List(ctx, metav1.ListOptions{LabelSelector: "kubeopera.io/cluster-id"})
+	list, err := k.core.CoreV1().Secrets(Namespace).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.ClusterIDLabel})
 	if err != nil {
 		return nil, fmt.Errorf("list kubeconfig Secrets: %w", err)
 	}
 	out := make(map[string][]byte, len(list.Items))
 	for _, s := range list.Items {
-		id := s.Labels["kubeopera.io/cluster-id"]
+		id := s.Labels[v1alpha1.ClusterIDLabel]
 		if data := s.Data[KubeconfigSecretKey]; len(data) > 0 && s.Name == KubeconfigSecretName(id) {
 			out[id] = data
 		}

@@ -7,10 +7,12 @@ package hostclusters
 import (
 	"context"
 	"errors"
+
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 )
 
 // Namespace holds every HostCluster.
-const Namespace = "kubeopera-system"
+const Namespace = v1alpha1.Namespace
 
 // ErrNotConfigured is returned by every call when the server has no
 // management cluster.
@@ -71,10 +73,10 @@ type Registry interface {
 
 // KubeconfigSecretName is the Secret holding a cluster's kubeconfig, the
 // pasted one of a connect or the one a provider returned.
-func KubeconfigSecretName(id string) string { return "hostcluster-" + id + "-kubeconfig" }
+func KubeconfigSecretName(id string) string { return v1alpha1.KubeconfigSecretName(id) }
 
 // KubeconfigSecretKey is the key of the kubeconfig in that Secret.
-const KubeconfigSecretKey = "kubeconfig"
+const KubeconfigSecretKey = v1alpha1.KubeconfigSecretKey
 
 // Unconfigured is the Registry of a server without a management cluster.
 type Unconfigured struct{}

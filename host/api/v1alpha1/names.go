@@ -1,0 +1,12 @@
+package v1alpha1
+
+// ClusterIDLabel carries clusters.id on every object made for a cluster:
+// its kubeconfig Secret on the host, its Flux objects on the target.
+const ClusterIDLabel = "kubeopera.io/cluster-id"
+
+// KubeconfigSecretKey is the key of the kubeconfig in its Secret.
+const KubeconfigSecretKey = "kubeconfig"
+
+// KubeconfigSecretName is the Secret holding a cluster's kubeconfig: the one
+// pasted at connect, or the one its provider returned.
+func KubeconfigSecretName(clusterID string) string { return "hostcluster-" + clusterID + "-kubeconfig" }

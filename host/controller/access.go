@@ -1,0 +1,128 @@
+package controller
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+)
+
+// validateAccess reaches a connected cluster's API server through the
+// stored kubeconfig. A failure to connect is retried with a growing delay
+// for AccessRetryWindow, then Failed with the underlying error; a
+// kubeconfig that can never work (unparsable, bad certificate data,
+// untrusted server certificate, refused credentials) fails at once.
+func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
+	ref := hc.Spec.ConnectKubeconfigSecretRef
+	data, err := r.secretData(ctx, hc.Namespace, ref.Name, keyOr(ref.Key))
+	if err != nil {
+		return nil, r.retryAccess(hc, fmt.Errorf("kubeconfig Secret %s: %w", ref.Name, err)), nil
+	}
+	if meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAccessValidated) {
+		return data, ctrl.Result{}, nil
+	}
+	hc.Status.Phase = v1.PhaseValidatingAccess
+	cfg, err := restConfig(data)
+	if err != nil {
+		fail(hc, v1.ConditionAccessValidated, "InvalidKubeconfig", fmt.Sprintf("kubeconfig Secret %s: %v", ref.Name, err))
+		return nil, ctrl.Result{}, nil
+	}
+	version, err := serverVersion(ctx, cfg)
+	switch {
+	case err == nil:
+		hc.Status.KubeconfigSecret = ref.Name
+		msg := fmt.Sprintf("API server %s answered (Kubernetes %s)", cfg.Host, version)
+		setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionTrue, "Reachable", msg)
+		hc.Status.Message = msg
+		return data, ctrl.Result{}, nil
+	case permanent(err):
+		fail(hc, v1.ConditionAccessValidated, "AccessRefused", fmt.Sprintf("API server %s: %v", cfg.Host, err))
+		return nil, ctrl.Result{}, nil
+	}
+	return nil, r.retryAccess(hc, fmt.Errorf("API server %s: %w", cfg.Host, err)), nil
+}
+
+// retryAccess records a transient failure and requeues after a delay that
+// grows with the time spent failing, until the window is over.
+func (r *Reconciler) retryAccess(hc *v1.HostCluster, err error) ctrl.Result {
+	hc.Status.Phase = v1.PhaseValidatingAccess
+	setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionFalse, "Unreachable", err.Error())
+	since := meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionAccessValidated).LastTransitionTime.Time
+	elapsed := time.Since(since)
+	if elapsed >= r.AccessRetryWindow {
+		fail(hc, v1.ConditionAccessValidated, "Unreachable",
+			fmt.Sprintf("gave up after %s: %v", r.AccessRetryWindow.Round(time.Second), err))
+		return ctrl.Result{}
+	}
+	hc.Status.Message = fmt.Sprintf("retrying for up to %s: %v", (r.AccessRetryWindow - elapsed).Round(time.Second), err)
+	delay := min(max(elapsed, 500*time.Millisecond), 30*time.Second, r.AccessRetryWindow-elapsed+10*time.Millisecond)
+	return ctrl.Result{RequeueAfter: delay}
+}
+
+func restConfig(kubeconfig []byte) (*rest.Config, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Timeout = 10 * time.Second
+	// Building a client loads the certificates, so bad certificate data is
+	// reported here rather than as a connection failure.
+	if _, err := rest.TransportFor(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func serverVersion(ctx context.Context, cfg *rest.Config) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	v, err := cs.Discovery().ServerVersion()
+	if err != nil {
+		return "", err
+	}
+	return v.GitVersion, nil
+}
+
+// permanent reports errors that retrying cannot fix.
+func permanent(err error) bool {
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &unknownAuthority) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
+		strings.Contains(err.Error(), "x509: ") || apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err)
+}
+
+func keyOr(key string) string {
+	if key == "" {
+		return v1.KubeconfigSecretKey
+	}
+	return key
+}
+
+func (r *Reconciler) secretData(ctx context.Context, ns, name, key string) ([]byte, error) {
+	var s corev1.Secret
+	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
+		return nil, err
+	}
+	data := s.Data[key]
+	if len(data) == 0 {
+		return nil, fmt.Errorf("has no key %q", key)
+	}
+	return data, nil
+}

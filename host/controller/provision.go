@@ -1,0 +1,125 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// provision starts the provider's operation once (its ID kept in an
+// annotation), polls it on every reconcile, and on success stores the
+// kubeconfig exactly as a connect kubeconfig is stored.
+func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
+	secret := v1.KubeconfigSecretName(hc.Name)
+	if meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionProvisioned) {
+		data, err := r.secretData(ctx, hc.Namespace, secret, v1.KubeconfigSecretKey)
+		return data, ctrl.Result{}, err
+	}
+	p := hc.Spec.Provisioning
+	prov, err := r.Providers.Provider(p.Plugin)
+	if err != nil {
+		fail(hc, v1.ConditionProvisioned, "NoSuchProvider", err.Error())
+		return nil, ctrl.Result{}, nil
+	}
+	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
+	if err != nil {
+		fail(hc, v1.ConditionProvisioned, "CredentialUnavailable", fmt.Sprintf("cloud credential %s: %v", p.CredentialRef, err))
+		return nil, ctrl.Result{}, nil
+	}
+	hc.Status.Phase = v1.PhaseProvisioning
+	op := hc.Annotations[OperationAnnotation]
+	if op == "" {
+		started, err := prov.Provision(ctx, sdk.ProvisionRequest{ClusterID: hc.Name, Inputs: p.Inputs, Credentials: creds})
+		if err != nil {
+			return nil, r.pluginError(hc, p.Plugin, "Provision", err), nil
+		}
+		if err := r.rememberOperation(ctx, hc, started.ID); err != nil {
+			return nil, ctrl.Result{}, err
+		}
+		op = started.ID
+	}
+	st, err := prov.Status(ctx, sdk.StatusRequest{OperationID: op, Credentials: creds})
+	if err != nil {
+		return nil, r.pluginError(hc, p.Plugin, "Status", err), nil
+	}
+	switch st.State {
+	case sdk.Failed:
+		fail(hc, v1.ConditionProvisioned, "ProvisioningFailed", fmt.Sprintf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
+		return nil, ctrl.Result{}, nil
+	case sdk.Succeeded:
+	default:
+		hc.Status.Message = fmt.Sprintf("%s: %s (%d%%)", p.Plugin, st.Message, st.Progress)
+		setCondition(hc, v1.ConditionProvisioned, metav1.ConditionFalse, "InProgress", hc.Status.Message)
+		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: op, Credentials: creds})
+	if err != nil {
+		return nil, r.pluginError(hc, p.Plugin, "Kubeconfig", err), nil
+	}
+	if err := r.storeKubeconfig(ctx, hc, secret, kc.Data); err != nil {
+		return nil, ctrl.Result{}, err
+	}
+	hc.Status.KubeconfigSecret = secret
+	hc.Status.Message = p.Plugin + ": cluster created; kubeconfig stored in " + secret
+	setCondition(hc, v1.ConditionProvisioned, metav1.ConditionTrue, "Provisioned", hc.Status.Message)
+	return kc.Data, ctrl.Result{}, nil
+}
+
+// rememberOperation writes the operation ID before anything else happens, so
+// a controller restarted from here polls the same operation.
+func (r *Reconciler) rememberOperation(ctx context.Context, hc *v1.HostCluster, id string) error {
+	patch := client.MergeFrom(hc.DeepCopy())
+	if hc.Annotations == nil {
+		hc.Annotations = map[string]string{}
+	}
+	hc.Annotations[OperationAnnotation] = id
+	if err := r.Patch(ctx, hc, patch); err != nil {
+		return fmt.Errorf("record operation %s: %w", id, err)
+	}
+	return nil
+}
+
+// pluginError: a crashed or unavailable plugin is retried, bad input fails.
+func (r *Reconciler) pluginError(hc *v1.HostCluster, plugin, call string, err error) ctrl.Result {
+	switch {
+	case sdk.IsRetryable(err):
+		hc.Status.Message = fmt.Sprintf("%s: %s failed, retrying: %v", plugin, call, err)
+		return ctrl.Result{RequeueAfter: r.PollInterval}
+	case errors.Is(err, sdk.ErrNotFound):
+		fail(hc, v1.ConditionProvisioned, "OperationLost", fmt.Sprintf("%s: %s: %v", plugin, call, err))
+	default:
+		fail(hc, v1.ConditionProvisioned, "ProvisioningFailed", fmt.Sprintf("%s: %s: %v", plugin, call, err))
+	}
+	return ctrl.Result{}
+}
+
+func errorClass(c sdk.ErrorClass) string {
+	if c == sdk.NoError {
+		return "unclassified"
+	}
+	return string(c)
+}
+
+func (r *Reconciler) storeKubeconfig(ctx context.Context, hc *v1.HostCluster, name string, data []byte) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: hc.Namespace,
+		Labels: map[string]string{v1.ClusterIDLabel: hc.Name}},
+		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1.KubeconfigSecretKey: data}}
+	err := r.Create(ctx, s)
+	if apierrors.IsAlreadyExists(err) {
+		err = r.Update(ctx, s)
+	}
+	if err != nil {
+		return fmt.Errorf("store kubeconfig in %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+// Package controller is the host-cluster-controller: it drives each
+// HostCluster from Pending through access validation or provisioning to the
+// shared pipeline's phases, and cleans up on disconnect.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// Finalizer guards the cleanup of what KubeOpera created for a cluster.
+const Finalizer = "kubeopera.io/cleanup"
+
+// OperationAnnotation keeps the provider's operation ID on the HostCluster,
+// so a restarted controller resumes polling it and never starts another.
+const OperationAnnotation = "kubeopera.io/operation-id"
+
+// Providers finds provider plugins by name (the plugin host).
+type Providers interface {
+	Provider(name string) (sdk.Provider, error)
+}
+
+// Credentials resolves a stored cloud credential just before a plugin call.
+type Credentials interface {
+	Resolve(ctx context.Context, credentialRef string) (sdk.Credentials, error)
+}
+
+// Pipeline runs the shared steps every onboarded cluster converges on. It
+// returns the phase reached and a message; Ready when all is done.
+type Pipeline interface {
+	Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (v1.Phase, string, error)
+}
+
+// Reconciler reconciles HostClusters.
+type Reconciler struct {
+	client.Client
+	Recorder    record.EventRecorder
+	Providers   Providers
+	Credentials Credentials
+	// Pipeline is nil until the shared pipeline is installed; clusters
+	// then wait in BootstrappingFlux.
+	Pipeline Pipeline
+	// AccessRetryWindow is how long a cluster that cannot be reached is
+	// retried before it is Failed (5 minutes).
+	AccessRetryWindow time.Duration
+	// PollInterval is how often a provisioning operation is polled (10s).
+	PollInterval time.Duration
+	// CleanupTimeout bounds the cleanup on the target at disconnect (20s).
+	CleanupTimeout time.Duration
+}
+
+// +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+
+// Reconcile fetches the HostCluster, defers one status patch, handles
+// deletion, then runs the steps of its mode. The phase comes from what the
+// steps observed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	log := ctrl.LoggerFrom(ctx)
+	hc := &v1.HostCluster{}
+	if err := r.Get(ctx, req.NamespacedName, hc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !hc.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, hc)
+	}
+	if !controllerutil.ContainsFinalizer(hc, Finalizer) {
+		controllerutil.AddFinalizer(hc, Finalizer)
+		if err := r.Update(ctx, hc); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	before := hc.DeepCopy()
+	defer func() {
+		if hc.Status.Phase != before.Status.Phase {
+			r.Recorder.Eventf(hc, "Normal", string(hc.Status.Phase), "%s", hc.Status.Message)
+			log.Info("phase changed", "from", before.Status.Phase, "to", hc.Status.Phase)
+		}
+		hc.Status.ObservedGeneration = hc.Generation
+		if perr := r.Status().Patch(ctx, hc, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
+			err = perr
+		}
+	}()
+	if hc.Status.Phase == v1.PhaseFailed {
+		return ctrl.Result{}, nil // terminal until the spec changes
+	}
+	if hc.Status.Phase == "" {
+		hc.Status.Phase = v1.PhasePending
+	}
+	kubeconfig, res, err := r.reachCluster(ctx, hc)
+	if kubeconfig == nil || err != nil {
+		return res, err
+	}
+	return r.runPipeline(ctx, hc, kubeconfig)
+}
+
+// reachCluster validates access (connect) or provisions (provision_*) and
+// returns the cluster's kubeconfig once it has one.
+func (r *Reconciler) reachCluster(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
+	if hc.Spec.Mode == v1.ModeConnectExisting {
+		return r.validateAccess(ctx, hc)
+	}
+	return r.provision(ctx, hc)
+}
+
+func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (ctrl.Result, error) {
+	if r.Pipeline == nil {
+		hc.Status.Phase = v1.PhaseBootstrappingFlux
+		hc.Status.Message = "waiting: the shared pipeline (Flux bootstrap, GitOps tree, KubeOpera install) is not available in this build"
+		setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, "PipelineUnavailable", hc.Status.Message)
+		return ctrl.Result{}, nil
+	}
+	phase, msg, err := r.Pipeline.Run(ctx, hc, kubeconfig)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("pipeline: %w", err)
+	}
+	hc.Status.Phase, hc.Status.Message = phase, msg
+	if phase != v1.PhaseReady {
+		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	setCondition(hc, v1.ConditionReady, metav1.ConditionTrue, "PipelineDone", msg)
+	return ctrl.Result{}, nil
+}
+
+func setCondition(hc *v1.HostCluster, typ string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
+		Message: msg, ObservedGeneration: hc.Generation})
+}
+
+func fail(hc *v1.HostCluster, condition, reason, msg string) {
+	hc.Status.Phase = v1.PhaseFailed
+	hc.Status.Message = msg
+	setCondition(hc, condition, metav1.ConditionFalse, reason, msg)
+	setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, reason, msg)
+}

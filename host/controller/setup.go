@@ -1,0 +1,44 @@
+package controller
+
+import (
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// SetupWithManager fills defaults and registers the reconciler. Events are
+// recorded as "host-cluster-controller".
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, concurrency int) error {
+	if r.AccessRetryWindow == 0 {
+		r.AccessRetryWindow = 5 * time.Minute
+	}
+	if r.PollInterval == 0 {
+		r.PollInterval = 10 * time.Second
+	}
+	if r.CleanupTimeout == 0 {
+		r.CleanupTimeout = cleanupDeadline
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorderFor("host-cluster-controller")
+	}
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1.HostCluster{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
+		Named("hostcluster").
+		Complete(r)
+}
+
+// HostProviders adapts the plugin host to Providers.
+func HostProviders(h *plugin.Host) Providers { return hostProviders{h} }
+
+type hostProviders struct{ h *plugin.Host }
+
+func (p hostProviders) Provider(name string) (sdk.Provider, error) { return p.h.Provider(name) }
