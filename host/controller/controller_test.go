@@ -167,7 +167,7 @@ func TestDisconnectCleansOnlyWhatKubeOperaMade(t *testing.T) {
 				labels[v1.ClusterIDLabel] = "t1"
 			}
 			obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": gvr.GroupVersion().String(),
-				"kind": map[string]string{"gitrepositories": "GitRepository", "kustomizations": "Kustomization"}[gvr.Resource],
+				"kind":     map[string]string{"gitrepositories": "GitRepository", "kustomizations": "Kustomization"}[gvr.Resource],
 				"metadata": map[string]any{"name": name, "labels": labels}}}
 			if _, err := dyn.Resource(gvr).Namespace(FluxNamespace).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)

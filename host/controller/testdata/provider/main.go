@@ -37,7 +37,9 @@ func (testcloud) GetInfo(context.Context) (sdk.Info, error) {
 		Capabilities: []sdk.Capability{sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig}}, nil
 }
 
-func (testcloud) Validate(context.Context, sdk.ValidateRequest) error { return sdk.Unimplemented("testcloud") }
+func (testcloud) Validate(context.Context, sdk.ValidateRequest) error {
+	return sdk.Unimplemented("testcloud")
+}
 
 func (testcloud) Provision(_ context.Context, r sdk.ProvisionRequest) (sdk.Operation, error) {
 	if r.Credentials["accessKeyId"] == "" {
