@@ -36,6 +36,7 @@ $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc: hack/tools/go.mod
 generate: tools
 	$(TOOLS)/controller-gen object paths=./host/api/...
 	$(TOOLS)/controller-gen crd paths=./host/api/... output:crd:dir=config/crd/bases
+	$(TOOLS)/controller-gen rbac:roleName=kubeopera-controller paths=./host/controller/... output:rbac:dir=config/rbac
 	@command -v protoc >/dev/null || hack/ensure-protoc.sh
 	PATH=$(TOOLS):$$PATH protoc -I sdk/internal/proto \
 		--go_out=sdk/internal/proto --go_opt=paths=source_relative \
@@ -44,8 +45,8 @@ generate: tools
 
 # CI: regenerate and fail when the committed code differs.
 check-generated: generate
-	@git diff --exit-code -- sdk/internal/proto host/api config/crd && \
-		test -z "$$(git status --porcelain -- sdk/internal/proto host/api config/crd)" || \
+	@git diff --exit-code -- sdk/internal/proto host/api config/crd config/rbac && \
+		test -z "$$(git status --porcelain -- sdk/internal/proto host/api config/crd config/rbac)" || \
 		(echo "generated code drifted: run 'make generate' and commit the result" >&2; exit 1)
 
 vet:

@@ -26,6 +26,6 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newPluginsCommand(), newDevCommand(), newServerCommand(), newTokensCommand())
+	root.AddCommand(newVersionCommand(), newPluginsCommand(), newDevCommand(), newServerCommand(), newTokensCommand(), newControllerCommand())
 	return root
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ochestra-tech/kubeopera/host/controller"
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/server/credresolve"
+	"github.com/ochestra-tech/kubeopera/server/serve"
+)
+
+type controllerOptions struct {
+	db            serve.Config
+	pluginDir     string
+	leaderElect   bool
+	metricsAddr   string
+	probeAddr     string
+	concurrency   int
+	retryWindow   time.Duration
+	pollInterval  time.Duration
+	kubeconfigArg string
+}
+
+func newControllerCommand() *cobra.Command {
+	var o controllerOptions
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Run the host-cluster-controller against the management cluster",
+		Long: "Reconcile HostClusters: validate access to connected clusters, provision new ones through the\n" +
+			"provider plugins (cloud credentials come from the server's database, opened with the same\n" +
+			"encryption key), and clean up on disconnect. The management cluster is --kubeconfig, else\n" +
+			"KUBECONFIG, else in-cluster.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runController(cmd, o) },
+	}
+	serverFlags(cmd, &o.db)
+	cmd.Flags().StringVar(&o.kubeconfigArg, "kubeconfig", "", "kubeconfig of the management cluster")
+	cmd.Flags().StringVar(&o.pluginDir, "plugin-dir", plugin.DirFromEnv(), "directory of provider plugins (env KUBEOPERA_PLUGIN_DIR)")
+	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader so only one replica reconciles")
+	cmd.Flags().StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address (0 disables)")
+	cmd.Flags().StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "liveness and readiness probe address")
+	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "HostClusters reconciled at once")
+	cmd.Flags().DurationVar(&o.retryWindow, "access-retry-window", 5*time.Minute, "how long an unreachable cluster is retried before it is Failed")
+	cmd.Flags().DurationVar(&o.pollInterval, "poll-interval", 10*time.Second, "how often a provisioning operation is polled")
+	return cmd
+}
+
+func runController(cmd *cobra.Command, o controllerOptions) error {
+	ctrl.SetLogger(zap.New(zap.UseDevMode(false)))
+	ctx := ctrl.SetupSignalHandler()
+	if o.kubeconfigArg != "" {
+		os.Setenv("KUBECONFIG", o.kubeconfigArg)
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("management cluster: %w", err)
+	}
+	st, err := serve.OpenStore(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	say := func(format string, args ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format+"\n", args...) }
+	keys, err := serve.LoadKeys(ctx, o.db, st, say)
+	if err != nil {
+		return err
+	}
+	host, err := plugin.Open(ctx, plugin.Options{Dir: o.pluginDir})
+	if err != nil {
+		return fmt.Errorf("provider plugins: %w", err)
+	}
+	defer host.Close()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: controllerScheme(),
+		LeaderElection: o.leaderElect, LeaderElectionID: "host-cluster-controller.kubeopera.io",
+		LeaderElectionNamespace: "kubeopera-system",
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr}, HealthProbeBindAddress: o.probeAddr})
+	if err != nil {
+		return fmt.Errorf("controller manager: %w", err)
+	}
+	r := &controller.Reconciler{Providers: controller.HostProviders(host), Credentials: credresolve.Resolver{Store: st, Keyring: keys},
+		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval}
+	if err := r.SetupWithManager(mgr, o.concurrency); err != nil {
+		return err
+	}
+	_ = mgr.AddHealthzCheck("ping", healthz.Ping)
+	_ = mgr.AddReadyzCheck("ping", healthz.Ping)
+	say("host-cluster-controller starting (plugins: %d from %s)", len(host.Plugins()), o.pluginDir)
+	return mgr.Start(ctx)
+}
