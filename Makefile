@@ -69,6 +69,7 @@ bench: testbin
 	$(GO) test -run '^$$' -bench ListClusters1000 -benchtime 200x ./server/api/
 	$(GO) test -run '^$$' -bench FanOut100 -benchtime 20x ./server/federation/
 	$(GO) test -run '^$$' -bench Start -benchtime 5x ./internal/sandbox/
+	$(GO) test -run '^$$' -bench Connect500 -benchtime 1x ./host/controller/
 
 # Run the product on its embedded defaults: the REST API on SQLite in ./data,
 # listening on 127.0.0.1:8080, with the plugins in bin/plugins.

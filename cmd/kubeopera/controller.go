@@ -63,6 +63,7 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 	if err != nil {
 		return fmt.Errorf("management cluster: %w", err)
 	}
+	cfg.QPS, cfg.Burst = controller.ManagementQPS, controller.ManagementBurst
 	st, err := serve.OpenStore(ctx, o.db)
 	if err != nil {
 		return err

@@ -11,6 +11,14 @@ import (
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
+// The management cluster client's rate limits: each HostCluster costs a
+// few writes per phase, so client-go's defaults (5 QPS) would make a fleet
+// of hundreds crawl.
+const (
+	ManagementQPS   = 50
+	ManagementBurst = 100
+)
+
 // SetupWithManager fills defaults and registers the reconciler. Events are
 // recorded as "host-cluster-controller".
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, concurrency int) error {
