@@ -10,8 +10,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 )
