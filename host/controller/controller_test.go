@@ -54,6 +54,20 @@ func TestConnectLiveStoppedAndBrokenClusters(t *testing.T) {
 	if !strings.Contains(hc.Status.Message, "kubeconfig Secret") || !strings.Contains(hc.Status.Message, "certificate") {
 		t.Errorf("broken certificate: message %q", hc.Status.Message)
 	}
+	// Failed stays Failed until the spec changes; then it starts over.
+	var sec corev1.Secret
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: v1.Namespace, Name: v1.KubeconfigSecretName("broken")}, &sec); err != nil {
+		t.Fatal(err)
+	}
+	sec.Data[v1.KubeconfigSecretKey] = live.Kubeconfig
+	if err := e.c.Update(ctx, &sec); err != nil {
+		t.Fatal(err)
+	}
+	hc.Spec.Region = "fixed"
+	if err := e.c.Update(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	e.waitPhase("broken", v1.PhaseBootstrappingFlux, 20*time.Second)
 
 	// The stopped cluster is retried for the window (3s here), then Failed
 	// with the real error.

@@ -98,7 +98,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		}
 	}()
 	if hc.Status.Phase == v1.PhaseFailed {
-		return ctrl.Result{}, nil // terminal until the spec changes
+		if hc.Status.ObservedGeneration == hc.Generation {
+			return ctrl.Result{}, nil // terminal until the spec changes
+		}
+		hc.Status.Phase, hc.Status.Conditions = v1.PhasePending, nil // a new spec starts over
 	}
 	if hc.Status.Phase == "" {
 		hc.Status.Phase = v1.PhasePending
