@@ -73,9 +73,8 @@ func (s *server) createCredential(c *fiber.Ctx) error {
 	if err := s.checkCredential(c, r); err != nil {
 		return err
 	}
-	p := payload{AccessKeyID: r.AccessKeyID, SecretAccessKey: r.SecretAccessKey, RoleARN: r.RoleARN,
-		ExternalID: r.ExternalID, SourceCredentialRef: r.SourceCredentialRef}
-	plain, _ := json.Marshal(p)
+	plain := mustJSON(payload{AccessKeyID: r.AccessKeyID, SecretAccessKey: r.SecretAccessKey, RoleARN: r.RoleARN,
+		ExternalID: r.ExternalID, SourceCredentialRef: r.SourceCredentialRef})
 	id := uuid.NewString()
 	// The row ID is the additional data, so a ciphertext moved to another
 	// row does not open.
@@ -83,12 +82,8 @@ func (s *server) createCredential(c *fiber.Ctx) error {
 	if err != nil {
 		return fmt.Errorf("seal credential: %w", err)
 	}
-	shown := r.AccessKeyID
-	if r.Kind == store.CredentialKindAssumeRole {
-		shown = r.RoleARN
-	}
 	row := &store.Credential{ID: id, Label: r.Label, Kind: r.Kind, Ciphertext: sealed, KeyID: keyID,
-		Last4: sealing.Last4(shown), CreatedBy: who(c).Name}
+		Last4: sealing.Last4(shownPart(r)), CreatedBy: who(c).Name}
 	if err := s.store.CreateCredential(c.UserContext(), row); err != nil {
 		return err
 	}
@@ -146,4 +141,65 @@ func (s *server) deleteCredential(c *fiber.Ctx) error {
 // plugin receives.
 func (s *server) resolveCredentials(c *fiber.Ctx, id string) (sdk.Credentials, error) {
 	return credresolve.Resolver{Store: s.store, Keyring: s.keyring}.Resolve(c.UserContext(), id)
+}
+
+// updateCredential changes a credential's label and/or secret fields. The
+// payload is re-sealed with the primary key, so an update also moves a
+// credential off a retired key.
+func (s *server) updateCredential(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	row, err := s.store.GetCredential(ctx, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	plain, err := s.keyring.Open(row.Ciphertext, row.KeyID, []byte(row.ID))
+	if err != nil {
+		return fmt.Errorf("open credential %s: %w", row.ID, err)
+	}
+	var p payload
+	if err := json.Unmarshal(plain, &p); err != nil {
+		return fmt.Errorf("decode credential %s: %w", row.ID, err)
+	}
+	// Start from the stored values; the request overrides what it sets.
+	r := credentialRequest{Label: row.Label, Kind: row.Kind, AccessKeyID: p.AccessKeyID, SecretAccessKey: p.SecretAccessKey,
+		RoleARN: p.RoleARN, ExternalID: p.ExternalID, SourceCredentialRef: p.SourceCredentialRef}
+	if err := bindJSON(c, &r); err != nil {
+		return err
+	}
+	if r.Kind != row.Kind {
+		return invalid(FieldProblem{"kind", "cannot change; create a new credential of the other kind"})
+	}
+	if err := s.checkCredential(c, r); err != nil {
+		return err
+	}
+	if r.SourceCredentialRef == row.ID {
+		return invalid(FieldProblem{"sourceCredentialRef", "cannot be the credential itself"})
+	}
+	sealed, keyID, err := s.keyring.Seal(mustJSON(payload{AccessKeyID: r.AccessKeyID, SecretAccessKey: r.SecretAccessKey,
+		RoleARN: r.RoleARN, ExternalID: r.ExternalID, SourceCredentialRef: r.SourceCredentialRef}), []byte(row.ID))
+	if err != nil {
+		return fmt.Errorf("seal credential: %w", err)
+	}
+	row.Label, row.Ciphertext, row.KeyID, row.Last4 = r.Label, sealed, keyID, sealing.Last4(shownPart(r))
+	if err := s.store.UpdateCredential(ctx, row); err != nil {
+		return err
+	}
+	return c.JSON(row)
+}
+
+// shownPart is the non-secret field whose last characters identify a
+// credential in lists.
+func shownPart(r credentialRequest) string {
+	if r.Kind == store.CredentialKindAssumeRole {
+		return r.RoleARN
+	}
+	return r.AccessKeyID
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain strings: cannot fail
+	}
+	return b
 }

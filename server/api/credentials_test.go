@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+
 	"encoding/json"
+	"github.com/ochestra-tech/kubeopera/server/store"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,5 +67,22 @@ func TestCredentialsAreSealedAndNeverShown(t *testing.T) {
 	}
 	if rows, _ := e.st.ListCredentials(context.Background()); len(rows) != 2 {
 		t.Errorf("%d credentials stored, want 2", len(rows))
+	}
+
+	// Rotating the secret keeps the ID, re-seals, and still shows nothing.
+	newSecret := strings.Repeat("N", 40)
+	code, body = e.do(http.MethodPatch, "/api/v1/credentials/"+cred.ID, e.admin, map[string]string{"label": "aws-prod-2", "secretAccessKey": newSecret})
+	mustStatus(t, "patch", code, body, 200)
+	if strings.Contains(string(body), newSecret) || decode[store.Credential](t, body).Label != "aws-prod-2" {
+		t.Errorf("patch response: %s", body)
+	}
+	row, _ = e.st.GetCredential(context.Background(), cred.ID)
+	plain, _ = e.keys.Open(row.Ciphertext, row.KeyID, []byte(row.ID))
+	if err := json.Unmarshal(plain, &p); err != nil || p.SecretAccessKey != newSecret || p.AccessKeyID != testAccessKeyID {
+		t.Errorf("after patch the payload is %v", err)
+	}
+	code, body = e.do(http.MethodPatch, "/api/v1/credentials/"+cred.ID, e.admin, map[string]string{"kind": "assume_role"})
+	if code != 400 || !strings.Contains(string(body), "cannot change") {
+		t.Errorf("changing kind: %d %s", code, body)
 	}
 }

@@ -55,6 +55,8 @@ var routes = []route{
 		func(s *server) fiber.Handler { return s.createCredential }},
 	{http.MethodGet, "/api/v1/credentials/:id", PlatformAdmin, "Get a cloud credential's metadata", 200, "", "Credential",
 		func(s *server) fiber.Handler { return s.getCredential }},
+	{http.MethodPatch, "/api/v1/credentials/:id", PlatformAdmin, "Change a credential's label or secret fields (re-sealed with the current key)", 200, "CredentialRequest", "Credential",
+		func(s *server) fiber.Handler { return s.updateCredential }},
 	{http.MethodDelete, "/api/v1/credentials/:id", PlatformAdmin, "Delete a cloud credential no provisioning cluster uses", 204, "", "",
 		func(s *server) fiber.Handler { return s.deleteCredential }},
 }

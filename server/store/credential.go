@@ -80,6 +80,18 @@ func (s *Store) DeleteCredential(ctx context.Context, id string) error {
 	return oneRow(res, err, fmt.Sprintf("delete credential %q", id), fmt.Sprintf("credential %q", id))
 }
 
+// UpdateCredential writes c's label and sealed payload (ciphertext, key ID,
+// last 4) and bumps UpdatedAt. A label already in use is a *ConflictError.
+func (s *Store) UpdateCredential(ctx context.Context, c *Credential) error {
+	c.UpdatedAt = s.now()
+	res, err := s.db.NewUpdate().Model(c).Column("label", "ciphertext", "key_id", "last4", "updated_at").
+		Where("id = ?", c.ID).Exec(ctx)
+	if err != nil {
+		err = asConflict(err, map[string]string{indexCredLabel: c.Label})
+	}
+	return oneRow(res, err, fmt.Sprintf("update credential %q", c.ID), fmt.Sprintf("credential %q", c.ID))
+}
+
 // CredentialKeyIDs returns, sorted, each encryption key ID that seals at
 // least one credential, so the server can refuse to start without one.
 func (s *Store) CredentialKeyIDs(ctx context.Context) ([]string, error) {

@@ -109,3 +109,32 @@ func TestSecretsAreNeverMarshalledToJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestUpdateCredential(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		a := &Credential{Label: "a", Kind: CredentialKindAccessKey, Ciphertext: []byte{1}, KeyID: "k1", Last4: "AAAA", CreatedBy: "t"}
+		b := &Credential{Label: "b", Kind: CredentialKindAccessKey, Ciphertext: []byte{2}, KeyID: "k1", Last4: "BBBB", CreatedBy: "t"}
+		for _, c := range []*Credential{a, b} {
+			if err := s.CreateCredential(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a.Label, a.Ciphertext, a.KeyID, a.Last4 = "a2", []byte{9, 9}, "k2", "ZZZZ"
+		if err := s.UpdateCredential(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetCredential(ctx, a.ID)
+		if err != nil || got.Label != "a2" || got.KeyID != "k2" || got.Last4 != "ZZZZ" || len(got.Ciphertext) != 2 || got.CreatedBy != "t" {
+			t.Fatalf("after update: %+v, %v", got, err)
+		}
+		b.Label = "a2"
+		var conflict *ConflictError
+		if err := s.UpdateCredential(ctx, b); !errors.As(err, &conflict) || conflict.Field != "label" {
+			t.Errorf("renaming onto a used label = %v, want a label conflict", err)
+		}
+		if err := s.UpdateCredential(ctx, &Credential{ID: "missing", Label: "x"}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("update of a missing credential = %v", err)
+		}
+	})
+}
