@@ -2,12 +2,12 @@ package api
 
 import (
 	"context"
-
 	"encoding/json"
-	"github.com/ochestra-tech/kubeopera/server/store"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 func TestCredentialsAreSealedAndNeverShown(t *testing.T) {
