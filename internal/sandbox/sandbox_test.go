@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,16 +239,35 @@ func TestTwoSandboxesAtOnceAndStopLeavesNothing(t *testing.T) {
 	}
 }
 
-// processesFrom lists running processes whose executable is in dir.
+// processesFrom lists this test process's children whose executable is in
+// dir. (Other test binaries run sandboxes from the same dir at the same
+// time; their processes are not ours to count.)
 func processesFrom(dir string) []string {
 	var out []string
 	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
 	for _, exe := range exes {
-		if target, err := os.Readlink(exe); err == nil && filepath.Dir(target) == dir {
-			out = append(out, filepath.Base(target)+"@"+filepath.Base(filepath.Dir(exe)))
+		target, err := os.Readlink(exe)
+		if err != nil || filepath.Dir(target) != dir || parentOf(filepath.Dir(exe)) != os.Getpid() {
+			continue
 		}
+		out = append(out, filepath.Base(target)+"@"+filepath.Base(filepath.Dir(exe)))
 	}
 	return out
+}
+
+// parentOf reads the parent PID from /proc/<pid>/stat (the field after the
+// state, which follows the parenthesised command name).
+func parentOf(procDir string) int {
+	b, err := os.ReadFile(filepath.Join(procDir, "stat"))
+	if err != nil {
+		return -1
+	}
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(fields) < 2 {
+		return -1
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
 }
 
 func ready(n corev1.Node) bool {
