@@ -106,15 +106,22 @@ func TestProvisionResumesAfterRestartAndStoresKubeconfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer target.Stop()
-	e := newEnv(t, 8, target.Kubeconfig)
+	e := newEnv(t, 20, target.Kubeconfig) // 20 polls of 200ms: time to restart in the middle
 	e.credential("cred-1")
 	if err := e.c.Create(ctx, provisioned("c1")); err != nil {
 		t.Fatal(err)
 	}
 	hc := e.waitPhase("c1", v1.PhaseProvisioning, 10*time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for hc.Annotations[OperationAnnotation] == "" || !strings.Contains(hc.Status.Message, "creating machines") {
+		if time.Now().After(deadline) {
+			t.Fatalf("never saw the operation running: %+v", hc.Status)
+		}
 		time.Sleep(20 * time.Millisecond)
 		_ = e.c.Get(ctx, client.ObjectKeyFromObject(hc), hc)
+	}
+	if hc.Status.Phase != v1.PhaseProvisioning {
+		t.Fatalf("the operation finished before the restart: %+v", hc.Status)
 	}
 	e.halt()
 	e.start() // a new controller picks the operation up from the annotation

@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
@@ -36,7 +37,7 @@ func (s *Supervised) call(ctx context.Context, method string, fn func(context.Co
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case deadlineHit(ctx):
 		return &sdk.Error{Kind: sdk.KindDeadlineExceeded,
 			Message: "provider " + s.Name() + ": " + method + " did not answer before its deadline"}
 	case sdk.IsConnectionLost(err):
@@ -96,4 +97,17 @@ func (s *Supervised) Destroy(ctx context.Context, req sdk.DestroyRequest) (op sd
 		return err
 	})
 	return op, err
+}
+
+// deadlineHit reports whether a call failed because its deadline came. The
+// plugin learns the deadline too, and its side can end the stream (RST_STREAM
+// CANCEL) a moment before the host's own timer fires, so an error that
+// arrives at the deadline counts, whatever the transport called it. (A
+// provider's own deadline errors, long before ours, pass through as they are.)
+func deadlineHit(ctx context.Context) bool {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && time.Until(dl) < 50*time.Millisecond
 }
