@@ -148,7 +148,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl,
-		Overview: federation.Options{Timeout: 3 * time.Second, Assess: fleet.Assess}})
+		Overview: federation.Options{Timeout: 10 * time.Second, Assess: fleet.Assess}})
 	e.admin = e.token(PlatformAdmin)
 	e.viewer = e.token(Viewer)
 	return e

@@ -71,8 +71,8 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 	if ov.Summary.NodesReady != 1 || ov.Summary.NodesTotal != 2 || ov.Summary.MonthlyCost != rows["live"].MonthlyCost {
 		t.Errorf("summary = %+v", ov.Summary)
 	}
-	if took > 20*time.Second {
-		t.Errorf("a dead cluster held the overview for %v (timeout 3s)", took)
+	if took > 30*time.Second {
+		t.Errorf("a dead cluster held the overview for %v (timeout 10s)", took)
 	}
 
 	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/health", e.viewer, nil)
