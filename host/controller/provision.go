@@ -32,9 +32,13 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 		return nil, ctrl.Result{}, nil
 	}
 	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
-	if err != nil {
-		fail(hc, v1.ConditionProvisioned, "CredentialUnavailable", fmt.Sprintf("cloud credential %s: %v", p.CredentialRef, err))
+	switch {
+	case errors.Is(err, sdk.ErrNotFound):
+		fail(hc, v1.ConditionProvisioned, "CredentialMissing", fmt.Sprintf("cloud credential %s: %v", p.CredentialRef, err))
 		return nil, ctrl.Result{}, nil
+	case err != nil: // the database or key may be back on the next try
+		hc.Status.Message = fmt.Sprintf("cloud credential %s cannot be read yet, retrying: %v", p.CredentialRef, err)
+		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
 	}
 	hc.Status.Phase = v1.PhaseProvisioning
 	op := hc.Annotations[OperationAnnotation]

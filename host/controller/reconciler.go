@@ -32,7 +32,8 @@ type Providers interface {
 	Provider(name string) (sdk.Provider, error)
 }
 
-// Credentials resolves a stored cloud credential just before a plugin call.
+// Credentials resolves a stored cloud credential just before a plugin call;
+// a credential that does not exist is an sdk.NotFound error.
 type Credentials interface {
 	Resolve(ctx context.Context, credentialRef string) (sdk.Credentials, error)
 }

@@ -87,7 +87,7 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	credRef := inputs["credentialRef"]
 	var creds sdk.Credentials
 	if credRef != "" {
-		if creds, err = s.resolveCredentials(c, credRef); errors.Is(err, store.ErrNotFound) {
+		if creds, err = s.resolveCredentials(c, credRef); errors.Is(err, sdk.ErrNotFound) {
 			return invalid(FieldProblem{"inputs.credentialRef", "no stored cloud credential has this ID (see GET /api/v1/credentials)"})
 		} else if err != nil {
 			return err

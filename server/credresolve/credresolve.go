@@ -6,6 +6,7 @@ package credresolve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -29,9 +30,13 @@ type Resolver struct {
 }
 
 // Resolve returns credential id as plugin credentials. An assume_role
-// credential carries its source keys along.
+// credential carries its source keys along. A credential that does not
+// exist is an sdk.NotFound error; any other error may pass on retry.
 func (r Resolver) Resolve(ctx context.Context, id string) (sdk.Credentials, error) {
 	row, err := r.Store.GetCredential(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, sdk.NotFound("no stored cloud credential has ID %q", id)
+	}
 	if err != nil {
 		return nil, err
 	}
