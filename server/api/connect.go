@@ -30,14 +30,15 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 	if err := collect(checkName("name", req.Name), checkCloud("provider", req.Provider), checkRegion("region", req.Region)); err != nil {
 		return err
 	}
-	if _, err := kubeconfig.Validate([]byte(req.Kubeconfig), maxKubeconfigBytes); err != nil {
+	sum, err := kubeconfig.Validate([]byte(req.Kubeconfig), maxKubeconfigBytes)
+	if err != nil {
 		return invalid(FieldProblem{"kubeconfig", err.Error()})
 	}
-	if p := checkKubeconfigSafe([]byte(req.Kubeconfig)); p != nil {
-		return invalid(*p)
-	}
-	if _, ok := s.registry.(hostclusters.Unconfigured); ok {
-		return problem(http.StatusServiceUnavailable, "%v", hostclusters.ErrNotConfigured)
+	// The controller will use this kubeconfig on KubeOpera's side: nothing
+	// in it may run a command or read a file there.
+	if len(sum.External) > 0 {
+		return invalid(FieldProblem{"kubeconfig", sum.External[0] + " on the KubeOpera server: " +
+			"paste a kubeconfig whose user has a token or a client certificate, embedded"})
 	}
 	row := &store.Cluster{Name: req.Name, Provider: req.Provider, Region: req.Region,
 		Source: store.SourceConnectedExisting, Status: "Pending", Message: "waiting for the controller to validate access"}
@@ -46,10 +47,14 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 }
 
 // createAndHandOver inserts the row, creates its HostCluster and answers
-// 202 with the row. If the HostCluster cannot be created the row is removed,
-// so nothing is left half-made.
+// 202 with the row. Without a management cluster nothing is created; if the
+// HostCluster cannot be created the row is removed, so nothing is left
+// half-made.
 func (s *server) createAndHandOver(c *fiber.Ctx, row *store.Cluster, spec hostclusters.Spec) error {
 	ctx := c.UserContext()
+	if _, none := s.registry.(hostclusters.Unconfigured); none {
+		return problem(http.StatusServiceUnavailable, "%v", hostclusters.ErrNotConfigured)
+	}
 	if err := s.store.CreateCluster(ctx, row); err != nil {
 		return err
 	}

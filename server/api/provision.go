@@ -96,9 +96,6 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if err := prov.Validate(c.UserContext(), sdk.ValidateRequest{Inputs: r.Inputs, Credentials: creds}); err != nil {
 		return pluginProblem(r.Provider, err)
 	}
-	if _, ok := s.registry.(hostclusters.Unconfigured); ok {
-		return problem(http.StatusServiceUnavailable, "%v", hostclusters.ErrNotConfigured)
-	}
 	row := &store.Cluster{Name: r.Name, Provider: info.Cloud, Region: inputs["region"], Source: flow.source,
 		Status: "Pending", Message: "waiting for the controller to start provisioning"}
 	if credRef != "" {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 var dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
@@ -65,35 +64,6 @@ func bindJSON(c *fiber.Ctx, v any) error {
 	}
 	if err := c.BodyParser(v); err != nil {
 		return problem(fiber.StatusBadRequest, "body is not valid JSON for this request: %v", err)
-	}
-	return nil
-}
-
-// checkKubeconfigSafe refuses what would make the server run a command or
-// read its own files when it uses the kubeconfig: exec plugins, auth
-// providers and file references. Validate has already parsed it.
-func checkKubeconfigSafe(data []byte) *FieldProblem {
-	cfg, err := clientcmd.Load(data)
-	if err != nil {
-		return &FieldProblem{"kubeconfig", err.Error()}
-	}
-	for name, u := range cfg.AuthInfos {
-		switch {
-		case u.Exec != nil:
-			return &FieldProblem{"kubeconfig", fmt.Sprintf("user %q uses an exec plugin (%s), which would run a command on the KubeOpera server: "+
-				"paste a kubeconfig whose user has a token or a client certificate", name, u.Exec.Command)}
-		case u.AuthProvider != nil:
-			return &FieldProblem{"kubeconfig", fmt.Sprintf("user %q uses auth-provider %q, which KubeOpera does not run: use a token or a client certificate", name, u.AuthProvider.Name)}
-		case u.TokenFile != "" || u.ClientCertificate != "" || u.ClientKey != "":
-			return &FieldProblem{"kubeconfig", fmt.Sprintf("user %q refers to files, which do not exist on the KubeOpera server: "+
-				"embed them (token, client-certificate-data, client-key-data)", name)}
-		}
-	}
-	for name, cl := range cfg.Clusters {
-		if cl.CertificateAuthority != "" {
-			return &FieldProblem{"kubeconfig", fmt.Sprintf("cluster %q refers to a certificate-authority file, which does not exist on the KubeOpera server: "+
-				"embed it as certificate-authority-data", name)}
-		}
 	}
 	return nil
 }

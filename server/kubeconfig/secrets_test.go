@@ -3,6 +3,7 @@ package kubeconfig
 import (
 	"encoding/base64"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +103,7 @@ func TestSummaryNeverContainsCredentials(t *testing.T) {
 		t.Fatalf("Validate: %v", err)
 	}
 	want := Summary{CurrentContext: "prod", Cluster: "prod", Server: "https://prod.example.com:6443", User: "admin", Contexts: 1}
-	if *got != want {
+	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("Summary = %+v, want %+v", *got, want)
 	}
 	all := fmt.Sprintf("%+v", *got)

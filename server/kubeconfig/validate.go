@@ -30,6 +30,10 @@ type Summary struct {
 	User string
 	// Contexts is how many contexts the kubeconfig defines.
 	Contexts int
+	// External lists what would make a user of this kubeconfig run a
+	// command or read local files (exec plugins, auth providers, file
+	// paths); a service that stores kubeconfigs for others refuses these.
+	External []string
 }
 
 // Validate checks that data is a usable kubeconfig of at most maxBytes
@@ -68,7 +72,12 @@ func Validate(data []byte, maxBytes int) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return summarize(cfg, root)
+	sum, err := summarize(cfg, root)
+	if err != nil {
+		return nil, err
+	}
+	sum.External = externalRefs(cfg)
+	return sum, nil
 }
 
 // yamlLine matches yaml.v3 errors such as "yaml: line 4: did not find

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -168,7 +169,7 @@ func TestValidate(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Validate: %v", err)
 				}
-				if *got != *tt.want {
+				if !reflect.DeepEqual(*got, *tt.want) {
 					t.Errorf("Summary = %+v, want %+v", *got, *tt.want)
 				}
 				return
