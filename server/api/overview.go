@@ -9,11 +9,14 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/health"
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 // Fleet lists the clusters the overview and health routes can reach.
 type Fleet interface {
 	Targets(ctx context.Context) ([]federation.Target, error)
+	// Target is one cluster's; false when it has no usable kubeconfig yet.
+	Target(ctx context.Context, row store.Cluster) (federation.Target, bool, error)
 }
 
 // overview is GET /federation/overview: every reachable cluster assessed
@@ -39,25 +42,22 @@ func (s *server) clusterHealth(c *fiber.Ctx) error {
 	if s.fleet == nil {
 		return problem(http.StatusServiceUnavailable, "cluster %q cannot be reached: no management cluster or self-registration is configured", row.Name)
 	}
-	targets, err := s.fleet.Targets(c.UserContext())
+	t, ok, err := s.fleet.Target(c.UserContext(), *row)
 	if err != nil {
-		return problem(http.StatusBadGateway, "listing the clusters to ask: %v", err)
+		return problem(http.StatusBadGateway, "reading how to reach cluster %q: %v", row.Name, err)
 	}
-	for _, t := range targets {
-		if t.ID != row.ID {
-			continue
-		}
-		cs, err := kubernetes.NewForConfig(t.Config)
-		if err != nil {
-			return err
-		}
-		ctx, cancel := context.WithTimeout(c.UserContext(), s.overviewOpts.Timeout)
-		defer cancel()
-		sc, err := health.Assess(ctx, cs)
-		if err != nil {
-			return problem(http.StatusBadGateway, "cluster %q did not answer: %v", row.Name, err)
-		}
-		return c.JSON(sc)
+	if !ok {
+		return problem(http.StatusConflict, "cluster %q has no usable kubeconfig yet (status %s)", row.Name, row.Status)
 	}
-	return problem(http.StatusConflict, "cluster %q has no usable kubeconfig yet (status %s)", row.Name, row.Status)
+	cs, err := kubernetes.NewForConfig(t.Config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), s.overviewOpts.Timeout)
+	defer cancel()
+	sc, err := health.Assess(ctx, cs)
+	if err != nil {
+		return problem(http.StatusBadGateway, "cluster %q did not answer: %v", row.Name, err)
+	}
+	return c.JSON(sc)
 }

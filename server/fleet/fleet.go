@@ -20,9 +20,11 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// Kubeconfigs returns stored kubeconfigs by cluster ID.
+// Kubeconfigs returns stored kubeconfigs: all by cluster ID in one call, or
+// one cluster's (nil when it has none yet).
 type Kubeconfigs interface {
 	Kubeconfigs(ctx context.Context) (map[string][]byte, error)
+	Kubeconfig(ctx context.Context, id string) ([]byte, error)
 }
 
 // Entry is one CLUSTER_REGISTRY cluster: a name and a kubeconfig file.
@@ -72,15 +74,8 @@ func (s Source) Targets(ctx context.Context) ([]federation.Target, error) {
 	}
 	var out []federation.Target
 	for _, r := range rows {
-		switch {
-		case r.Source == store.SourceSelfRegistered && s.Self != nil:
-			out = append(out, federation.Target{ID: r.ID, Name: r.Name, Config: rest.CopyConfig(s.Self)})
-		case stored[r.ID] != nil:
-			cfg, err := clientcmd.RESTConfigFromKubeConfig(stored[r.ID])
-			if err != nil {
-				continue // validated at connect; a provider's that fails to load has no usable kubeconfig
-			}
-			out = append(out, federation.Target{ID: r.ID, Name: r.Name, Config: cfg})
+		if t, ok := s.target(r, stored[r.ID]); ok {
+			out = append(out, t)
 		}
 	}
 	for _, e := range s.Registry {
@@ -98,6 +93,36 @@ func (s Source) Targets(ctx context.Context) ([]federation.Target, error) {
 		out = append(out, federation.Target{ID: "host", Name: "host", Config: rest.CopyConfig(s.Self)})
 	}
 	return out, nil
+}
+
+// Target returns how to reach one cluster; false when it has no usable
+// kubeconfig yet.
+func (s Source) Target(ctx context.Context, row store.Cluster) (federation.Target, bool, error) {
+	var data []byte
+	if s.Stored != nil && row.Source != store.SourceSelfRegistered {
+		var err error
+		if data, err = s.Stored.Kubeconfig(ctx, row.ID); err != nil {
+			return federation.Target{}, false, err
+		}
+	}
+	t, ok := s.target(row, data)
+	return t, ok, nil
+}
+
+// target builds a row's Target from the server's own access (the host) or
+// its stored kubeconfig.
+func (s Source) target(r store.Cluster, kubeconfig []byte) (federation.Target, bool) {
+	switch {
+	case r.Source == store.SourceSelfRegistered && s.Self != nil:
+		return federation.Target{ID: r.ID, Name: r.Name, Config: rest.CopyConfig(s.Self)}, true
+	case kubeconfig != nil:
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+		if err != nil {
+			return federation.Target{}, false // validated at connect; one that fails to load is not usable
+		}
+		return federation.Target{ID: r.ID, Name: r.Name, Config: cfg}, true
+	}
+	return federation.Target{}, false
 }
 
 // Assess is the federation Assessor: the health score and node readiness

@@ -209,3 +209,16 @@ func (k *Kube) Kubeconfigs(ctx context.Context) (map[string][]byte, error) {
 	}
 	return out, nil
 }
+
+// Kubeconfig returns the stored kubeconfig of one cluster, nil when it has
+// none yet.
+func (k *Kube) Kubeconfig(ctx context.Context, id string) ([]byte, error) {
+	s, err := k.core.CoreV1().Secrets(Namespace).Get(ctx, KubeconfigSecretName(id), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read kubeconfig Secret of %s: %w", id, err)
+	}
+	return s.Data[KubeconfigSecretKey], nil
+}

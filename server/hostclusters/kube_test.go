@@ -43,6 +43,12 @@ func TestKubeRegistryOnARealAPIServer(t *testing.T) {
 	if err != nil || string(sec.Data[KubeconfigSecretKey]) != string(kc) {
 		t.Fatalf("kubeconfig Secret = %v, %v; want the bytes exactly as supplied", sec, err)
 	}
+	if got, err := reg.Kubeconfig(ctx, "c1"); err != nil || string(got) != string(kc) {
+		t.Errorf("Kubeconfig(c1) = %q, %v", got, err)
+	}
+	if got, err := reg.Kubeconfig(ctx, "c2"); err != nil || got != nil {
+		t.Errorf("Kubeconfig(c2) = %q, %v; want none yet", got, err)
+	}
 	obj, err := reg.dyn.Resource(GVR).Namespace(Namespace).Get(ctx, "c2", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

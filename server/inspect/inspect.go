@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ochestra-tech/kubeopera/server/federation"
 )
 
 // Inventory is what inspecting a cluster from the inside finds.
@@ -43,22 +45,13 @@ func (i Inspector) Inspect(ctx context.Context) (Inventory, error) {
 		return Inventory{}, fmt.Errorf("list nodes: %w", err)
 	}
 	inv := Inventory{ClusterUID: string(ns.UID), KubernetesVersion: v.GitVersion, NodeCount: len(nodes.Items)}
-	for _, n := range nodes.Items {
-		if ready(n) {
+	for i := range nodes.Items {
+		if federation.NodeReady(&nodes.Items[i]) {
 			inv.ReadyNodeCount++
 		}
 	}
 	inv.Provider, inv.Region = Placement(nodes.Items)
 	return inv, nil
-}
-
-func ready(n corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // Placement derives provider and region from nodes: the region label
@@ -132,7 +125,7 @@ const rolePrefix = "node-role.kubernetes.io/"
 
 // Describe turns a Node into its breakdown row.
 func Describe(n corev1.Node) NodeInfo {
-	info := NodeInfo{Name: n.Name, Ready: ready(n), Roles: []string{}, Version: n.Status.NodeInfo.KubeletVersion,
+	info := NodeInfo{Name: n.Name, Ready: federation.NodeReady(&n), Roles: []string{}, Version: n.Status.NodeInfo.KubeletVersion,
 		Conditions: []NodeCondition{},
 		CPU:        Resource{Capacity: n.Status.Capacity.Cpu().String(), Allocatable: n.Status.Allocatable.Cpu().String()},
 		Memory:     Resource{Capacity: n.Status.Capacity.Memory().String(), Allocatable: n.Status.Allocatable.Memory().String()}}
