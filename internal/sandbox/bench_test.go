@@ -50,16 +50,12 @@ func BenchmarkStart(b *testing.B) {
 	}
 }
 
-// residentBytes sums VmRSS of every process running a binary from dir.
+// residentBytes sums VmRSS of this process's sandbox children running a
+// binary from dir.
 func residentBytes(dir string) int64 {
 	var total int64
-	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
-	for _, exe := range exes {
-		target, err := os.Readlink(exe)
-		if err != nil || filepath.Dir(target) != dir {
-			continue
-		}
-		status, err := os.ReadFile(filepath.Join(filepath.Dir(exe), "status"))
+	for _, procDir := range ownProcessDirs(dir) {
+		status, err := os.ReadFile(filepath.Join(procDir, "status"))
 		if err != nil {
 			continue
 		}

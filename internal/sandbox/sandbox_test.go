@@ -240,17 +240,27 @@ func TestTwoSandboxesAtOnceAndStopLeavesNothing(t *testing.T) {
 }
 
 // processesFrom lists this test process's children whose executable is in
-// dir. (Other test binaries run sandboxes from the same dir at the same
-// time; their processes are not ours to count.)
+// dir, as "name@pid". (Other test binaries run sandboxes from the same dir
+// at the same time; their processes are not ours to count.)
 func processesFrom(dir string) []string {
+	var out []string
+	for _, procDir := range ownProcessDirs(dir) {
+		target, _ := os.Readlink(filepath.Join(procDir, "exe"))
+		out = append(out, filepath.Base(target)+"@"+filepath.Base(procDir))
+	}
+	return out
+}
+
+// ownProcessDirs returns /proc/<pid> of each child of this process running
+// a binary from dir.
+func ownProcessDirs(dir string) []string {
 	var out []string
 	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
 	for _, exe := range exes {
 		target, err := os.Readlink(exe)
-		if err != nil || filepath.Dir(target) != dir || parentOf(filepath.Dir(exe)) != os.Getpid() {
-			continue
+		if err == nil && filepath.Dir(target) == dir && parentOf(filepath.Dir(exe)) == os.Getpid() {
+			out = append(out, filepath.Dir(exe))
 		}
-		out = append(out, filepath.Base(target)+"@"+filepath.Base(filepath.Dir(exe)))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/internal/awscred"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/credresolve"
@@ -111,7 +112,8 @@ func (s *server) getCredential(c *fiber.Ctx) error {
 
 // inProgress are the cluster statuses during which a provider may still need
 // the cluster's credential.
-var inProgress = []string{"Pending", "Provisioning", "ValidatingAccess", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera"}
+var inProgress = []string{string(v1alpha1.PhasePending), string(v1alpha1.PhaseProvisioning), string(v1alpha1.PhaseValidatingAccess),
+	string(v1alpha1.PhaseBootstrappingFlux), string(v1alpha1.PhaseGeneratingGitOpsTree), string(v1alpha1.PhaseInstallingKubeOpera)}
 
 func (s *server) deleteCredential(c *fiber.Ctx) error {
 	ctx := c.UserContext()

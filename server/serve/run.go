@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -130,7 +129,7 @@ func selfInspector(cfg *rest.Config) (api.Inspector, error) {
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, errors.Join(errors.New("self-registration cluster"), err)
+		return nil, fmt.Errorf("self-registration cluster: %w", err)
 	}
 	return inspect.Inspector{Client: cs}, nil
 }
