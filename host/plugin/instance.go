@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
 // stableAfter is how long a plugin must run before its crash count resets.
@@ -25,7 +27,7 @@ type instance struct {
 
 	mu        sync.Mutex
 	proc      *process // nil while down
-	last      process  // info of the last process that ran
+	info      sdk.Info // what the last process that ran reported
 	crashes   int      // in a row
 	restarts  int
 	nextStart time.Time
@@ -35,7 +37,7 @@ type instance struct {
 // adopt makes p the running process and watches it for exit.
 func (i *instance) adopt(p *process) {
 	i.proc = p
-	i.last = *p
+	i.info = p.info
 	go i.watch(p)
 }
 
@@ -164,7 +166,7 @@ func (i *instance) describe() Plugin {
 	defer i.mu.Unlock()
 	out := Plugin{
 		Name: i.cand.Name, Path: i.cand.Path, Checksum: hexSum(i.cand.Checksum),
-		Info: i.last.info, Restarts: i.restarts,
+		Info: i.info, Restarts: i.restarts,
 	}
 	if i.proc != nil {
 		out.PID = i.proc.pid

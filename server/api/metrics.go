@@ -14,14 +14,13 @@ import (
 // metrics are the server's Prometheus metrics, in a registry of its own so
 // several servers (in tests) never collide.
 type metrics struct {
-	reg      *prometheus.Registry
+	serve    fiber.Handler
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
 	m := &metrics{
-		reg: reg,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kubeopera_http_requests_total", Help: "HTTP requests by method, route and status code.",
 		}, []string{"method", "route", "code"}),
@@ -31,6 +30,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		}, []string{"method", "route"}),
 	}
 	reg.MustRegister(m.requests, m.duration, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.serve = adaptor.HTTPHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return m
 }
 
@@ -39,6 +39,4 @@ func (m *metrics) observe(method, route string, status int, d time.Duration) {
 	m.duration.WithLabelValues(method, route).Observe(d.Seconds())
 }
 
-func (m *metrics) handler() fiber.Handler {
-	return adaptor.HTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-}
+func (s *server) serveMetrics(c *fiber.Ctx) error { return s.metrics.serve(c) }

@@ -131,7 +131,7 @@ var schemas = map[string]any{
 		"secretAccessKey": "string", "roleArn": "string", "externalId": "string", "sourceCredentialRef": "string"}, "label", "kind"),
 }
 
-func serveOpenAPI(c *fiber.Ctx) error {
+func (s *server) serveOpenAPI(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(openAPIDoc)
 }

@@ -99,7 +99,7 @@ func New(d Deps) *fiber.App {
 	})
 	app.Use(recover.New(), requestid.New(), s.observe)
 	for _, r := range routes {
-		app.Add(r.method, r.path, s.authorize(r.role), r.handler(s))
+		app.Add(r.method, r.path, s.authorize(r.role), func(c *fiber.Ctx) error { return r.handler(s, c) })
 	}
 	app.Use(func(c *fiber.Ctx) error {
 		return problem(fiber.StatusNotFound, "no route %s %s; GET /openapi.json lists the API", c.Method(), c.Path())
