@@ -69,6 +69,8 @@ type env struct {
 	stop   context.CancelFunc
 	done   chan error
 	window time.Duration
+	// refreshBefore is the reconciler's RefreshBefore (default when zero).
+	refreshBefore time.Duration
 }
 
 func newEnv(t testing.TB, polls int, targetKubeconfig []byte) *env {
@@ -128,7 +130,8 @@ func (e *env) start() {
 		e.t.Fatal(err)
 	}
 	r := &Reconciler{Providers: HostProviders(e.host), Credentials: e.creds,
-		AccessRetryWindow: e.window, PollInterval: 200 * time.Millisecond, CleanupTimeout: 3 * time.Second}
+		AccessRetryWindow: e.window, PollInterval: 200 * time.Millisecond, CleanupTimeout: 3 * time.Second,
+		RefreshBefore: e.refreshBefore}
 	if err := r.SetupWithManager(mgr, 4); err != nil {
 		e.t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,8 +23,7 @@ import (
 func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
 	secret := v1.KubeconfigSecretName(hc.Name)
 	if meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionProvisioned) {
-		data, err := r.secretData(ctx, hc.Namespace, secret, v1.KubeconfigSecretKey)
-		return data, ctrl.Result{}, err
+		return r.storedKubeconfig(ctx, hc, secret)
 	}
 	p := hc.Spec.Provisioning
 	prov, err := r.Providers.Provider(p.Plugin)
@@ -70,13 +70,17 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	if err != nil {
 		return nil, r.pluginError(hc, p.Plugin, "Kubeconfig", err), nil
 	}
-	if err := r.storeKubeconfig(ctx, hc, secret, kc.Data); err != nil {
+	if err := r.storeKubeconfig(ctx, hc, secret, &kc); err != nil {
 		return nil, ctrl.Result{}, err
 	}
 	hc.Status.KubeconfigSecret = secret
 	hc.Status.Message = p.Plugin + ": cluster created; kubeconfig stored in " + secret
 	setCondition(hc, v1.ConditionProvisioned, metav1.ConditionTrue, "Provisioned", hc.Status.Message)
-	return kc.Data, ctrl.Result{}, nil
+	var res ctrl.Result
+	if !kc.ExpiresAt.IsZero() {
+		res.RequeueAfter = r.refreshIn(kc.ExpiresAt)
+	}
+	return kc.Data, res, nil
 }
 
 // rememberOperation writes the operation ID before anything else happens, so
@@ -114,10 +118,15 @@ func errorClass(c sdk.ErrorClass) string {
 	return string(c)
 }
 
-func (r *Reconciler) storeKubeconfig(ctx context.Context, hc *v1.HostCluster, name string, data []byte) error {
+// storeKubeconfig writes the provider's kubeconfig and, when its credential
+// expires, when (so the controller refreshes it in time).
+func (r *Reconciler) storeKubeconfig(ctx context.Context, hc *v1.HostCluster, name string, kc *sdk.Kubeconfig) error {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: hc.Namespace,
 		Labels: map[string]string{v1.ClusterIDLabel: hc.Name}},
-		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1.KubeconfigSecretKey: data}}
+		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{v1.KubeconfigSecretKey: kc.Data}}
+	if !kc.ExpiresAt.IsZero() {
+		s.Annotations = map[string]string{v1.KubeconfigExpiresAnnotation: kc.ExpiresAt.UTC().Format(time.RFC3339)}
+	}
 	err := r.Create(ctx, s)
 	if apierrors.IsAlreadyExists(err) {
 		err = r.Update(ctx, s)

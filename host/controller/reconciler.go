@@ -60,6 +60,9 @@ type Reconciler struct {
 	PollInterval time.Duration
 	// CleanupTimeout bounds the cleanup on the target at disconnect (20s).
 	CleanupTimeout time.Duration
+	// RefreshBefore is how long before its expiry a provider's kubeconfig
+	// is refreshed through the plugin (4 minutes).
+	RefreshBefore time.Duration
 }
 
 // +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters,verbs=get;list;watch;update;patch
@@ -111,7 +114,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if kubeconfig == nil || err != nil {
 		return res, err
 	}
-	return r.runPipeline(ctx, hc, kubeconfig)
+	pres, err := r.runPipeline(ctx, hc, kubeconfig)
+	return earliest(res, pres), err
 }
 
 // reachCluster validates access (connect) or provisions (provision_*) and

@@ -28,6 +28,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, concurrency int) error {
 	if r.PollInterval == 0 {
 		r.PollInterval = 10 * time.Second
 	}
+	if r.RefreshBefore == 0 {
+		r.RefreshBefore = defaultRefreshBefore
+	}
 	if r.CleanupTimeout == 0 {
 		r.CleanupTimeout = cleanupDeadline
 	}

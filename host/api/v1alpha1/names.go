@@ -10,3 +10,8 @@ const KubeconfigSecretKey = "kubeconfig"
 // KubeconfigSecretName is the Secret holding a cluster's kubeconfig: the one
 // pasted at connect, or the one its provider returned.
 func KubeconfigSecretName(clusterID string) string { return "hostcluster-" + clusterID + "-kubeconfig" }
+
+// KubeconfigExpiresAnnotation is set on a kubeconfig Secret whose credential
+// expires (RFC 3339): the controller refreshes it through the provider
+// before then, so later phases and the server's reads keep working.
+const KubeconfigExpiresAnnotation = "kubeopera.io/expires-at"

@@ -2,7 +2,8 @@
 // Provision records the call, Status reports RUNNING for the first
 // $TESTCLOUD_POLLS polls of an operation and then SUCCEEDED (or FAILED for
 // a cluster ID starting with "doomed"), and Kubeconfig returns the file
-// $TESTCLOUD_KUBECONFIG. Its state lives in $TESTCLOUD_STATE, so a
+// $TESTCLOUD_KUBECONFIG, expiring after $TESTCLOUD_KUBECONFIG_TTL when set
+// (each such call is counted in the state file "kubeconfig"). Its state lives in $TESTCLOUD_STATE, so a
 // restarted plugin (or controller) continues where it was.
 package main
 
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
@@ -71,7 +73,12 @@ func (testcloud) Kubeconfig(context.Context, sdk.KubeconfigRequest) (sdk.Kubecon
 	if err != nil {
 		return sdk.Kubeconfig{}, sdk.Unavailable("kubeconfig not ready: %v", err)
 	}
-	return sdk.Kubeconfig{Data: b}, nil
+	kc := sdk.Kubeconfig{Data: b}
+	if ttl, err := time.ParseDuration(os.Getenv("TESTCLOUD_KUBECONFIG_TTL")); err == nil {
+		bump("kubeconfig")
+		kc.ExpiresAt = time.Now().Add(ttl)
+	}
+	return kc, nil
 }
 
 func (testcloud) Destroy(context.Context, sdk.DestroyRequest) (sdk.Operation, error) {

@@ -1,0 +1,94 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// defaultRefreshBefore is how long before its expiry a provider kubeconfig
+// is replaced: EKS tokens are treated as living 14 minutes, so a token is
+// renewed about 10 minutes into its life.
+const defaultRefreshBefore = 4 * time.Minute
+
+// storedKubeconfig reads a provisioned cluster's kubeconfig Secret and, when
+// its credential expires within RefreshBefore, asks the provider for a fresh
+// one and stores it. The result asks for a requeue in time for the next
+// refresh, so the kubeconfig never lapses while the cluster is managed.
+func (r *Reconciler) storedKubeconfig(ctx context.Context, hc *v1.HostCluster, name string) ([]byte, ctrl.Result, error) {
+	var s corev1.Secret
+	if err := r.Get(ctx, client.ObjectKey{Namespace: hc.Namespace, Name: name}, &s); err != nil {
+		return nil, ctrl.Result{}, fmt.Errorf("kubeconfig Secret %s: %w", name, err)
+	}
+	data := s.Data[v1.KubeconfigSecretKey]
+	raw, ok := s.Annotations[v1.KubeconfigExpiresAnnotation]
+	if !ok {
+		return data, ctrl.Result{}, nil
+	}
+	expires, err := time.Parse(time.RFC3339, raw)
+	if err == nil && time.Until(expires) > r.RefreshBefore {
+		return data, ctrl.Result{RequeueAfter: r.refreshIn(expires)}, nil
+	}
+	kc, res, err := r.refreshKubeconfig(ctx, hc)
+	if kc == nil || err != nil {
+		if err == nil && time.Now().Before(expires) {
+			return data, res, nil // the old credential still works; retried on res
+		}
+		return nil, res, err
+	}
+	if err := r.storeKubeconfig(ctx, hc, name, kc); err != nil {
+		return nil, ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx)
+	log.V(1).Info("kubeconfig refreshed", "expiresAt", kc.ExpiresAt)
+	return kc.Data, ctrl.Result{RequeueAfter: r.refreshIn(kc.ExpiresAt)}, nil
+}
+
+// refreshIn is when to come back to refresh a credential expiring at t; at
+// least a second, so a credential shorter-lived than RefreshBefore is
+// renewed on every pass without spinning.
+func (r *Reconciler) refreshIn(t time.Time) time.Duration {
+	return max(time.Until(t)-r.RefreshBefore, time.Second)
+}
+
+// refreshKubeconfig calls the provider's Kubeconfig for the cluster's
+// operation. A provider that cannot answer now is retried on PollInterval;
+// the message says so, and the phase is left alone.
+func (r *Reconciler) refreshKubeconfig(ctx context.Context, hc *v1.HostCluster) (*sdk.Kubeconfig, ctrl.Result, error) {
+	p := hc.Spec.Provisioning
+	retry := func(err error) (*sdk.Kubeconfig, ctrl.Result, error) {
+		hc.Status.Message = fmt.Sprintf("%s: refreshing the kubeconfig failed, retrying: %v", p.Plugin, err)
+		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	prov, err := r.Providers.Provider(p.Plugin)
+	if err != nil {
+		return retry(err)
+	}
+	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
+	if err != nil {
+		return retry(fmt.Errorf("cloud credential %s: %w", p.CredentialRef, err))
+	}
+	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: hc.Annotations[OperationAnnotation], Credentials: creds})
+	if err != nil {
+		return retry(err)
+	}
+	return &kc, ctrl.Result{}, nil
+}
+
+// earliest merges two results: the sooner requeue wins.
+func earliest(a, b ctrl.Result) ctrl.Result {
+	switch {
+	case a.RequeueAfter <= 0:
+		return b
+	case b.RequeueAfter <= 0 || a.RequeueAfter < b.RequeueAfter:
+		return a
+	}
+	return b
+}
