@@ -29,6 +29,11 @@ var routes = []route{
 	{http.MethodGet, "/openapi.json", Anonymous, "This API as OpenAPI 3", 200, "", "",
 		(*server).serveOpenAPI},
 
+	{http.MethodGet, "/api/v1/setup", Anonymous, "Whether the first administrator exists yet", 200, "", "SetupStatus",
+		(*server).setupStatus},
+	{http.MethodPost, "/api/v1/setup/admin", Anonymous, "Create the first administrator (a super-admin); works only while there is none", 201, "SetupAdminRequest", "SetupAdmin",
+		(*server).setupAdmin},
+
 	{http.MethodGet, "/api/v1/clusters", Viewer, "List clusters, with live phases from their HostClusters", 200, "", "ClusterList",
 		(*server).listClusters},
 	{http.MethodGet, "/api/v1/clusters/:id", Viewer, "Get one cluster", 200, "", "Cluster",

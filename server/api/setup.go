@@ -1,0 +1,155 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// Password rules for users. bcrypt reads at most 72 bytes and refuses more,
+// so a longer password is refused here rather than silently cut.
+const (
+	minPasswordChars = 16
+	maxPasswordBytes = 72
+	maxEmailBytes    = 254
+	minUsernameChars = 3
+)
+
+// passwordHashCost is the bcrypt cost of stored passwords.
+const passwordHashCost = bcrypt.DefaultCost
+
+// errAdminExists is the answer to every setup call once one has succeeded.
+func errAdminExists() *Problem {
+	return problem(http.StatusConflict, "an administrator already exists; this endpoint works only once")
+}
+
+// setupAdminRequest is POST /setup/admin. Password is never logged or
+// returned.
+type setupAdminRequest struct {
+	Email    string `json:"email"`
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// setupAdminResponse is the created super-admin, without any trace of the
+// password.
+type setupAdminResponse struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Username  string    `json:"username"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// setupStatus is GET /setup.
+type setupStatus struct {
+	AdminExists bool `json:"adminExists"`
+}
+
+// setupStatus tells the installer whether the first administrator exists,
+// so it can tell before calling setupAdmin.
+func (s *server) setupStatus(c *fiber.Ctx) error {
+	exists, err := s.store.SuperAdminExists(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(setupStatus{AdminExists: exists})
+}
+
+// setupAdmin creates the super-admin. It is anonymous, being how a new
+// installation gets its first user, and so works only while there is none:
+// the check up front spares a bcrypt hash per late call, and the database's
+// one-super-admin index decides between concurrent calls.
+func (s *server) setupAdmin(c *fiber.Ctx) error {
+	var r setupAdminRequest
+	if err := bindJSON(c, &r); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	exists, err := s.store.SuperAdminExists(ctx)
+	if err != nil {
+		return err
+	}
+	if exists {
+		return errAdminExists()
+	}
+	if err := collect(checkEmail("email", r.Email), checkUsername("username", r.Username),
+		checkPassword("password", r.Password)); err != nil {
+		return err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(r.Password), passwordHashCost)
+	if err != nil {
+		return fmt.Errorf("hash the administrator's password: %w", err)
+	}
+	u := &store.User{Email: r.Email, Username: r.Username, PasswordHash: string(hash),
+		Role: string(PlatformAdmin), SuperAdmin: true}
+	if err := s.store.CreateUser(ctx, u); err != nil {
+		return s.setupConflict(c, err)
+	}
+	s.log.Info("super-admin created", "user_id", u.ID, "username", u.Username, "request_id", requestID(c))
+	return c.Status(http.StatusCreated).JSON(setupAdminResponse{ID: u.ID, Email: u.Email, Username: u.Username,
+		CreatedAt: u.CreatedAt})
+}
+
+// setupConflict explains a failed insert. A concurrent call that won may
+// make the database report its email or username rather than the
+// super-admin rule, so any conflict while a super-admin exists is answered
+// as "already exists".
+func (s *server) setupConflict(c *fiber.Ctx, err error) error {
+	var conflict *store.ConflictError
+	if !errors.As(err, &conflict) {
+		return err
+	}
+	if conflict.Field == "super_admin" {
+		return errAdminExists()
+	}
+	exists, xerr := s.store.SuperAdminExists(c.UserContext())
+	if xerr == nil && exists {
+		return errAdminExists()
+	}
+	return err
+}
+
+// checkEmail accepts a bare address such as ops@example.com: no display
+// name, and a domain with a dot.
+func checkEmail(field, v string) *FieldProblem {
+	if v == "" {
+		return &FieldProblem{field, "is required"}
+	}
+	addr, err := mail.ParseAddress(v)
+	_, domain, _ := strings.Cut(v, "@")
+	if err != nil || addr.Address != v || len(v) > maxEmailBytes || !strings.Contains(domain, ".") {
+		return &FieldProblem{field, fmt.Sprintf("must be an email address such as ops@example.com, at most %d characters", maxEmailBytes)}
+	}
+	return nil
+}
+
+// checkUsername applies the DNS-label rules of names, at least 3 long.
+func checkUsername(field, v string) *FieldProblem {
+	if v != "" && len(v) < minUsernameChars {
+		return &FieldProblem{field, fmt.Sprintf("must be at least %d characters, got %d", minUsernameChars, len(v))}
+	}
+	return checkName(field, v)
+}
+
+// checkPassword applies the length rules. Its messages give lengths only,
+// never the password.
+func checkPassword(field, v string) *FieldProblem {
+	switch n := utf8.RuneCountInString(v); {
+	case v == "":
+		return &FieldProblem{field, "is required"}
+	case n < minPasswordChars:
+		return &FieldProblem{field, fmt.Sprintf("must be at least %d characters, got %d", minPasswordChars, n)}
+	case len(v) > maxPasswordBytes:
+		return &FieldProblem{field, fmt.Sprintf("must be at most %d bytes (bcrypt's limit), got %d", maxPasswordBytes, len(v))}
+	}
+	return nil
+}
