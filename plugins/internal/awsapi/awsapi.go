@@ -1,0 +1,93 @@
+// Package awsapi makes the AWS API calls the AWS provider plugins share: it
+// turns a KubeOpera credential into an aws.Config, checks it with
+// sts:GetCallerIdentity, waits for an SSM parameter (where a new control
+// plane publishes its kubeconfig), and mints EKS bearer tokens and
+// kubeconfigs. No error or log line carries a credential value, token or
+// kubeconfig.
+package awsapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// Credential kinds, the "kind" key of sdk.Credentials.
+const (
+	// KindAccessKey: accessKeyId, secretAccessKey and optionally
+	// sessionToken.
+	KindAccessKey = "access_key"
+	// KindAssumeRole: roleArn and optionally externalId; the role is
+	// assumed with the credentials of the plugin's own environment.
+	KindAssumeRole = "assume_role"
+)
+
+// SessionName is the RoleSessionName of assumed roles, so CloudTrail shows
+// which calls KubeOpera made.
+const SessionName = "kubeopera"
+
+// Config returns the configuration for calling AWS in region with creds.
+// Everything else comes from the plugin's environment as the SDK reads it
+// (config.LoadDefaultConfig): endpoint overrides from AWS_ENDPOINT_URL,
+// AWS_ENDPOINT_URL_SSM and AWS_ENDPOINT_URL_STS, and for assume_role the
+// base credentials (environment, shared files, web identity, instance role).
+// Bad or missing fields are an sdk.InvalidInput naming them; no value is
+// ever repeated.
+func Config(ctx context.Context, creds sdk.Credentials, region string) (aws.Config, error) {
+	if region == "" {
+		return aws.Config{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs.region", Message: "is required, e.g. eu-north-1"})
+	}
+	if err := checkCredentials(creds); err != nil {
+		return aws.Config{}, err
+	}
+	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
+	if creds["kind"] == KindAccessKey {
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
+			creds["accessKeyId"], creds["secretAccessKey"], creds["sessionToken"])))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("load the AWS configuration of the plugin's environment (AWS_* variables, shared config files): %w", err)
+	}
+	if creds["kind"] == KindAssumeRole {
+		roleARN, externalID := creds["roleArn"], creds["externalId"]
+		provider := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(cfg), roleARN, func(o *stscreds.AssumeRoleOptions) {
+			o.RoleSessionName = SessionName
+			if externalID != "" {
+				o.ExternalID = aws.String(externalID)
+			}
+		})
+		cfg.Credentials = aws.NewCredentialsCache(provider)
+	}
+	return cfg, nil
+}
+
+// checkCredentials checks that the fields each kind needs are present; their
+// shape is checked by the provider's Validate (internal/awscred).
+func checkCredentials(creds sdk.Credentials) error {
+	var required []string
+	switch creds["kind"] {
+	case KindAccessKey:
+		required = []string{"accessKeyId", "secretAccessKey"}
+	case KindAssumeRole:
+		required = []string{"roleArn"}
+	default:
+		return sdk.InvalidInput(sdk.FieldError{Field: "credentials.kind",
+			Message: "must be " + KindAccessKey + " or " + KindAssumeRole})
+	}
+	var bad []sdk.FieldError
+	for _, f := range required {
+		if creds[f] == "" {
+			bad = append(bad, sdk.FieldError{Field: "credentials." + f,
+				Message: "is required for an " + creds["kind"] + " credential"})
+		}
+	}
+	return sdk.InvalidInput(bad...)
+}
