@@ -1,0 +1,124 @@
+package fluxchart
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// CRDModule is a Flux controller module whose config/crd/bases the chart
+// carries.
+type CRDModule struct {
+	// Component is the controller, e.g. source-controller.
+	Component string
+	// ValuesKey is the controller's key in the chart's values.
+	ValuesKey string
+	Module    string
+	Version   string
+}
+
+// CRDModules are where the chart's CRDs come from. source- and
+// kustomize-controller match this repository's Flux API modules (v1.9.6);
+// helm- and notification-controller are the newest v1.6 and v1.9 patches
+// the module proxy serves here.
+var CRDModules = []CRDModule{
+	{Component: "source-controller", ValuesKey: "sourceController", Module: "github.com/fluxcd/source-controller", Version: "v1.9.6"},
+	{Component: "kustomize-controller", ValuesKey: "kustomizeController", Module: "github.com/fluxcd/kustomize-controller", Version: "v1.9.6"},
+	{Component: "helm-controller", ValuesKey: "helmController", Module: "github.com/fluxcd/helm-controller", Version: "v1.6.4"},
+	{Component: "notification-controller", ValuesKey: "notificationController", Module: "github.com/fluxcd/notification-controller", Version: "v1.9.3"},
+}
+
+// metadataHead is how controller-gen starts a CRD's metadata.
+const metadataHead = "\nmetadata:\n  annotations:\n"
+
+// crdTemplate is the chart template of m's CRDs: installed when installCRDs
+// and the controller are enabled, labelled and annotated as the community
+// chart does.
+func crdTemplate(t testing.TB, m CRDModule) []byte {
+	t.Helper()
+	docs := crdFiles(t, m)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{{- if and .Values.installCRDs .Values.%s.create }}\n", m.ValuesKey)
+	for _, d := range docs {
+		if !strings.Contains(d.body, metadataHead) {
+			t.Fatalf("%s: no %q: controller-gen's CRD layout changed; update internal/fluxchart", d.name, metadataHead)
+		}
+		body := strings.ReplaceAll(d.body, "{{", `{{ "{{" }}`)
+		body = strings.Replace(body, metadataHead, "\nmetadata:\n  labels:\n    app.kubernetes.io/component: "+m.Component+
+			"\n    {{- include \"flux2.labels\" . | nindent 4 }}\n  annotations:\n"+
+			"    {{- with .Values.crds.annotations }}{{ toYaml . | nindent 4 }}{{ end }}\n", 1)
+		if !strings.HasPrefix(body, "---") {
+			b.WriteString("---\n")
+		}
+		b.WriteString(body)
+		if !strings.HasSuffix(body, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("{{- end }}\n")
+	return b.Bytes()
+}
+
+type crdFile struct{ name, body string }
+
+var (
+	crdMu    sync.Mutex
+	crdCache = map[CRDModule][]crdFile{}
+)
+
+// crdFiles reads m's config/crd/bases/*.yaml, once per process.
+func crdFiles(t testing.TB, m CRDModule) []crdFile {
+	t.Helper()
+	crdMu.Lock()
+	defer crdMu.Unlock()
+	if files, ok := crdCache[m]; ok {
+		return files
+	}
+	dir := filepath.Join(moduleDir(t, m.Module, m.Version), "config", "crd", "bases")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no CRDs in %s (%v)", dir, err)
+	}
+	sort.Strings(paths)
+	var files []crdFile
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("read CRD: %v", err)
+		}
+		files = append(files, crdFile{name: filepath.Base(p), body: string(data)})
+	}
+	crdCache[m] = files
+	return files
+}
+
+// moduleDir is where the Go module cache holds module@version, downloaded
+// through the module proxy when it is not there yet. It runs outside any
+// module and with GOFLAGS cleared, so this repository's go.mod is neither
+// read nor changed.
+func moduleDir(t testing.TB, module, version string) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("find the go command to locate the Flux CRDs of %s@%s: %v", module, version, err)
+	}
+	cmd := exec.Command(goBin, "mod", "download", "-json", module+"@"+version)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GO111MODULE=on")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var info struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &info); err != nil || jerr != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s@%s: %v %s %s: the Flux CRDs come from the Go module cache; make the module proxy reachable once",
+			module, version, err, info.Error, strings.TrimSpace(stderr.String()))
+	}
+	return info.Dir
+}
