@@ -34,7 +34,8 @@ type Root struct {
 	Outputs []Output
 }
 
-// ProviderRequirement is one entry of required_providers.
+// ProviderRequirement is one entry of required_providers. An empty Version
+// is left out (any version).
 type ProviderRequirement struct {
 	Source, Version string
 }
@@ -43,6 +44,21 @@ type ProviderRequirement struct {
 type Provider struct {
 	Name       string
 	Attributes map[string]cty.Value
+	// Blocks are nested blocks, after the attributes, e.g. aws's
+	// default_tags or assume_role, which are blocks, not attributes.
+	Blocks []Block
+}
+
+// Block is a nested block such as `default_tags { tags = {...} }`.
+type Block struct {
+	// Type is the block type, e.g. "default_tags".
+	Type string
+	// Labels follow the type, as in `setting "name" { ... }`; usually none.
+	Labels []string
+	// Attributes are written first, sorted by name.
+	Attributes map[string]cty.Value
+	// Blocks are nested in this one, after the attributes.
+	Blocks []Block
 }
 
 // ModuleCall is a module block; Source is usually "./modules/<name>".
@@ -72,8 +88,13 @@ func RenderRoot(r Root) ([]byte, error) {
 		req := tf.AppendNewBlock("required_providers", nil).Body()
 		for _, name := range sortedKeys(r.RequiredProviders) {
 			p := r.RequiredProviders[name]
-			req.SetAttributeValue(name, cty.ObjectVal(map[string]cty.Value{
-				"source": cty.StringVal(p.Source), "version": cty.StringVal(p.Version)}))
+			// An empty constraint is invalid HCL for terraform ("Invalid
+			// version constraint"); leaving it out allows any version.
+			attrs := map[string]cty.Value{"source": cty.StringVal(p.Source)}
+			if p.Version != "" {
+				attrs["version"] = cty.StringVal(p.Version)
+			}
+			req.SetAttributeValue(name, cty.ObjectVal(attrs))
 		}
 	}
 	if r.Backend != "" {
@@ -81,7 +102,9 @@ func RenderRoot(r Root) ([]byte, error) {
 	}
 	for _, p := range r.Providers {
 		body.AppendNewline()
-		setValues(body.AppendNewBlock("provider", []string{p.Name}).Body(), p.Attributes)
+		pb := body.AppendNewBlock("provider", []string{p.Name}).Body()
+		setValues(pb, p.Attributes)
+		appendBlocks(pb, p.Blocks)
 	}
 	for _, m := range r.Modules {
 		body.AppendNewline()
@@ -110,6 +133,14 @@ func RenderRoot(r Root) ([]byte, error) {
 func setValues(b *hclwrite.Body, values map[string]cty.Value) {
 	for _, k := range sortedKeys(values) {
 		b.SetAttributeValue(k, values[k])
+	}
+}
+
+func appendBlocks(b *hclwrite.Body, blocks []Block) {
+	for _, nb := range blocks {
+		body := b.AppendNewBlock(nb.Type, nb.Labels).Body()
+		setValues(body, nb.Attributes)
+		appendBlocks(body, nb.Blocks)
 	}
 }
 

@@ -1,0 +1,148 @@
+package terraform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// sb is the package's sandbox: a real kube-apiserver for the kubernetes
+// state backend, with kube-controller-manager, kube-scheduler and kwok so
+// Jobs run on the simulated node "n1".
+var sb *sandbox.Sandbox
+
+// helperEnv makes the test binary act as a plugin process that starts a
+// Local run and then waits to be killed (see startLocalInHelper).
+const helperEnv = "KUBEOPERA_TF_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(helperEnv); spec != "" {
+		os.Exit(runHelper(spec))
+	}
+	flag.Parse()
+	var err error
+	sb, err = sandbox.Start(context.Background(), sandbox.Options{Workloads: true, Nodes: []sandbox.Node{{Name: "n1"}}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start sandbox:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := sb.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop sandbox:", err)
+	}
+	os.Exit(code)
+}
+
+// helperSpec is what the helper process is asked to run.
+type helperSpec struct {
+	Local Local
+	Run   Run
+}
+
+// runHelper starts the run and blocks, as a plugin does between calls;
+// the test kills it with SIGKILL, which kills terraform too (terraform-exec
+// starts it with Pdeathsig SIGKILL).
+func runHelper(spec string) int {
+	var h helperSpec
+	if err := json.Unmarshal([]byte(spec), &h); err != nil {
+		fmt.Fprintln(os.Stderr, "helper spec:", err)
+		return 2
+	}
+	h.Local.Logger = hclog.NewNullLogger()
+	if err := h.Local.Start(context.Background(), h.Run); err != nil {
+		fmt.Fprintln(os.Stderr, "helper start:", err)
+		return 1
+	}
+	select {}
+}
+
+// createNamespace creates ns in the sandbox unless it exists.
+func createNamespace(t *testing.T, ns string) {
+	t.Helper()
+	_, err := sb.Client.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls cond every 50ms until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not happen within %s", what, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitEnded polls Status until the run is neither pending nor running.
+func waitEnded(t *testing.T, e Executor, id string, a Action, timeout time.Duration) Status {
+	t.Helper()
+	var st Status
+	waitFor(t, fmt.Sprintf("terraform %s of %s to end", a, id), timeout, func() (bool, error) {
+		var err error
+		st, err = e.Status(context.Background(), id, a)
+		return err == nil && st.State != sdk.Running && st.State != sdk.Pending, err
+	})
+	return st
+}
+
+func tailContains(tail []string, s string) bool {
+	return strings.Contains(strings.Join(tail, "\n"), s)
+}
+
+// bufferLogger logs JSON into a buffer a test can search, e.g. for secrets.
+func bufferLogger() (hclog.Logger, *lockedBuffer) {
+	buf := &lockedBuffer{}
+	return hclog.New(&hclog.LoggerOptions{Output: buf, JSONFormat: true, Level: hclog.Trace}), buf
+}
+
+// lockedBuffer is a bytes.Buffer safe for the executors' goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var runs atomic.Int64
+
+// uniqueID makes a cluster ID unique in this test process, so tests keep
+// working when repeated (-count) against the one sandbox.
+func uniqueID(base string) string { return fmt.Sprintf("%s-%d", base, runs.Add(1)) }
