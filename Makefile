@@ -58,9 +58,11 @@ vet:
 testbin:
 	hack/build-testbin.sh
 
-# Everything: generated-code drift, vet, the sandbox binaries, then every test
-# with a throwaway PostgreSQL 15 (plugin_test builds the plugins itself).
+# Everything: generated-code drift, vet, the sandbox and Flux binaries,
+# shellcheck (apt) for the bootstrap scripts, then every test with a
+# throwaway PostgreSQL 15 (plugin_test builds the plugins itself).
 test: check-generated vet testbin
+	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
 
 # Benchmarks print figures and same-run ratios against a baseline.

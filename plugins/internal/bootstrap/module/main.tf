@@ -1,0 +1,158 @@
+# Renders the user_data of one KubeOpera node. It needs no provider: only
+# templatefile() and file(), so it can be rendered (and tested) anywhere.
+#
+# The script is a small template header that sets KO_* shell variables from
+# the inputs below, followed by plain bash read with file(): the body is never
+# a template, so it uses shell ${...} freely and needs no $${ escaping.
+# Every input that reaches the header is validated against a character set
+# without quotes, $, backslashes or backticks, so it cannot break out of the
+# single-quoted assignments.
+
+terraform {
+  required_version = ">= 1.5.0"
+}
+
+variable "cluster_id" {
+  description = "KubeOpera cluster ID; the relay lives under /kubeopera/<cluster_id>/ in SSM Parameter Store."
+  type        = string
+  validation {
+    condition     = can(regex("^[a-z0-9][a-z0-9-]*$", var.cluster_id))
+    error_message = "cluster_id must be lowercase letters, digits and dashes."
+  }
+}
+
+variable "region" {
+  description = "AWS region of the SSM parameters, e.g. eu-north-1."
+  type        = string
+  validation {
+    condition     = can(regex("^[a-z0-9-]+$", var.region))
+    error_message = "region must be an AWS region name such as eu-north-1."
+  }
+}
+
+variable "role" {
+  description = "control-plane or worker."
+  type        = string
+  validation {
+    condition     = contains(["control-plane", "worker"], var.role)
+    error_message = "role must be control-plane or worker."
+  }
+}
+
+variable "index" {
+  description = "Control-plane member index: 0 runs kubeadm init, i > 0 joins after member i-1. Ignored for workers."
+  type        = number
+  default     = 0
+  validation {
+    condition     = var.index >= 0 && floor(var.index) == var.index
+    error_message = "index must be a whole number from 0."
+  }
+}
+
+variable "kubernetes_version" {
+  description = "Kubernetes minor version, e.g. 1.33; selects the pkgs.k8s.io repository."
+  type        = string
+  validation {
+    condition     = can(regex("^1\\.[0-9]+$", var.kubernetes_version))
+    error_message = "kubernetes_version must be a minor version such as 1.33."
+  }
+}
+
+variable "endpoint_override" {
+  description = "Host name of the API endpoint (the NLB); empty makes member 0 use its own private IP. Joining nodes read the endpoint from the relay."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^[A-Za-z0-9.-]*$", var.endpoint_override))
+    error_message = "endpoint_override must be a DNS name or an IP address."
+  }
+}
+
+variable "pod_cidr" {
+  description = "Pod network CIDR given to kubeadm init; must match the CNI manifest (flannel: 10.244.0.0/16)."
+  type        = string
+  default     = "10.244.0.0/16"
+  validation {
+    condition     = can(cidrhost(var.pod_cidr, 0))
+    error_message = "pod_cidr must be an IPv4 CIDR such as 10.244.0.0/16."
+  }
+}
+
+variable "cni_manifest_url" {
+  description = "Manifest member 0 applies after kubeadm init to install the pod network."
+  type        = string
+  default     = "https://github.com/flannel-io/flannel/releases/download/v0.26.1/kube-flannel.yml"
+  validation {
+    condition     = can(regex("^https://[A-Za-z0-9./_:-]+$", var.cni_manifest_url))
+    error_message = "cni_manifest_url must be an https URL of letters, digits and ./_:-"
+  }
+}
+
+variable "untaint_control_plane" {
+  description = "Let workloads run on control-plane nodes; set when the cluster has no workers."
+  type        = bool
+  default     = false
+}
+
+variable "poll_interval_seconds" {
+  description = "Seconds between two reads of the relay while waiting."
+  type        = number
+  default     = 10
+  validation {
+    condition     = var.poll_interval_seconds > 0
+    error_message = "poll_interval_seconds must be positive."
+  }
+}
+
+variable "wait_timeout_seconds" {
+  description = "How long one wait on the relay may last before the node gives up and reports a failure."
+  type        = number
+  default     = 3600
+  validation {
+    condition     = var.wait_timeout_seconds >= 1 && floor(var.wait_timeout_seconds) == var.wait_timeout_seconds
+    error_message = "wait_timeout_seconds must be a whole number of seconds, at least 1."
+  }
+}
+
+locals {
+  ssm_prefix = "/kubeopera/${var.cluster_id}"
+  # The relay's parameter names; the scripts get them from the header, so
+  # they are spelled here only (and in bootstrap.go, checked by its tests).
+  parameters = {
+    worker_join        = "${local.ssm_prefix}/join/worker"
+    control_plane_join = "${local.ssm_prefix}/join/control-plane"
+    admin_kubeconfig   = "${local.ssm_prefix}/admin-kubeconfig"
+    members            = "${local.ssm_prefix}/members"
+    workers            = "${local.ssm_prefix}/workers"
+  }
+  header = templatefile("${path.module}/header.sh.tftpl", {
+    cluster_id            = var.cluster_id
+    region                = var.region
+    role                  = var.role
+    index                 = var.index
+    kubernetes_version    = var.kubernetes_version
+    endpoint_override     = var.endpoint_override
+    pod_cidr              = var.pod_cidr
+    cni_manifest_url      = var.cni_manifest_url
+    untaint_control_plane = var.untaint_control_plane
+    poll_interval_seconds = var.poll_interval_seconds
+    wait_timeout_seconds  = var.wait_timeout_seconds
+    parameters            = local.parameters
+  })
+  body = [for f in ["lib.sh", "host.sh", "control-plane.sh", "worker.sh"] : file("${path.module}/${f}")]
+}
+
+output "script" {
+  description = "The complete user_data script (bash); gzip it with base64gzip() for EC2."
+  value       = join("\n", concat([local.header], local.body, ["main \"$@\"\n"]))
+}
+
+output "ssm_prefix" {
+  description = "Parameter Store path every relay parameter of the cluster is under."
+  value       = local.ssm_prefix
+}
+
+output "parameters" {
+  description = "Relay parameter names: worker_join, control_plane_join, admin_kubeconfig, and the members and workers path prefixes."
+  value       = local.parameters
+}

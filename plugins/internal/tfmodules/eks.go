@@ -1,0 +1,75 @@
+package tfmodules
+
+import (
+	"fmt"
+
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// EKSInput is one aws-eks request: an EKS cluster with a managed node group.
+type EKSInput struct {
+	// ClusterID is KubeOpera's cluster ID; the EKS cluster is named
+	// kubeopera-<ClusterID> and everything is tagged with ClusterIDTag.
+	ClusterID string
+	// Region is the AWS region, e.g. eu-north-1.
+	Region string
+	// NodeCount is the size of the managed node group, 1 or more.
+	NodeCount int
+	// InstanceType is the EC2 type of the nodes, e.g. t3.medium.
+	InstanceType string
+	// KubernetesVersion is a minor version EKS offers, e.g. 1.33.
+	KubernetesVersion string
+	// AZCount is how many availability zones the subnets span, at least 2
+	// (EKS requires two); 0 means DefaultAZCount.
+	AZCount int
+}
+
+// awsRequirement and tlsRequirement pin the providers the modules declare.
+var (
+	awsRequirement = terraform.ProviderRequirement{Source: "hashicorp/aws", Version: "~> 5.0"}
+	tlsRequirement = terraform.ProviderRequirement{Source: "hashicorp/tls", Version: "~> 4.0"}
+)
+
+// EKS builds the module tree of an aws-eks run. Its root outputs are
+// cluster_name, endpoint and certificate_authority_data: what a kubeconfig
+// with aws-iam-authenticator needs.
+func EKS(in EKSInput) (terraform.Module, error) {
+	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount}
+	if err := c.check(1); err != nil {
+		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
+	}
+	if c.azCount() < 2 {
+		return terraform.Module{}, fmt.Errorf("aws-eks: availability zone count %d: EKS needs at least 2", c.AZCount)
+	}
+	root := terraform.Root{
+		RequiredProviders: map[string]terraform.ProviderRequirement{"aws": awsRequirement, "tls": tlsRequirement},
+		Providers:         []terraform.Provider{c.awsProvider()},
+		Backend:           "kubernetes",
+		Modules: []terraform.ModuleCall{
+			c.vpcCall(),
+			{Name: "eks", Source: "./modules/eks",
+				Inputs: map[string]cty.Value{
+					"name":               cty.StringVal(Name(c.ClusterID)),
+					"kubernetes_version": cty.StringVal(c.KubernetesVersion),
+					"node_count":         cty.NumberIntVal(int64(c.NodeCount)),
+					"instance_type":      cty.StringVal(c.InstanceType),
+				},
+				References: map[string]string{
+					"control_plane_subnet_ids": "module.vpc.private_subnet_ids",
+					"node_subnet_ids":          "module.vpc.private_subnet_ids",
+				}},
+		},
+		Outputs: []terraform.Output{
+			{Name: "cluster_name", Expr: "module.eks.cluster_name"},
+			{Name: "endpoint", Expr: "module.eks.endpoint"},
+			{Name: "certificate_authority_data", Expr: "module.eks.certificate_authority_data"},
+		},
+	}
+	m, err := build(root, "vpc", "eks")
+	if err != nil {
+		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
+	}
+	return m, nil
+}

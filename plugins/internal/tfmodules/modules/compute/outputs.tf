@@ -1,0 +1,24 @@
+output "control_plane_endpoint" {
+  description = "Host of the Kubernetes API (port 6443): the internal NLB's DNS name with more than one control plane, else member 0's private IP."
+  value       = local.control_plane_endpoint
+}
+
+output "kubeconfig_parameter" {
+  description = "SSM parameter (SecureString) where member 0 publishes the admin kubeconfig."
+  value       = module.worker_user_data.parameters.admin_kubeconfig
+}
+
+output "ssm_prefix" {
+  description = "Parameter Store path of the cluster's relay; every node marker is below it."
+  value       = module.worker_user_data.ssm_prefix
+}
+
+output "control_plane_instance_ids" {
+  description = "EC2 instance IDs of the control-plane members, by member index."
+  value       = aws_instance.control_plane[*].id
+}
+
+output "worker_autoscaling_group_name" {
+  description = "Name of the workers' Auto Scaling Group."
+  value       = aws_autoscaling_group.worker.name
+}

@@ -1,0 +1,109 @@
+# An EKS cluster with one managed node group and an IAM OIDC provider (for
+# IAM roles for service accounts). The API endpoint is public, so KubeOpera
+# can reach it, and private, so nodes stay inside the VPC. The identity that
+# runs Terraform becomes cluster admin through an access entry.
+
+data "aws_partition" "current" {}
+
+locals {
+  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy"
+}
+
+data "aws_iam_policy_document" "cluster_assume" {
+  statement {
+    actions = ["sts:AssumeRole", "sts:TagSession"]
+    principals {
+      type        = "Service"
+      identifiers = ["eks.amazonaws.com"]
+    }
+  }
+}
+
+resource "aws_iam_role" "cluster" {
+  name               = "${var.name}-eks"
+  assume_role_policy = data.aws_iam_policy_document.cluster_assume.json
+}
+
+resource "aws_iam_role_policy_attachment" "cluster" {
+  role       = aws_iam_role.cluster.name
+  policy_arn = "${local.policy_arn}/AmazonEKSClusterPolicy"
+}
+
+resource "aws_eks_cluster" "this" {
+  name     = var.name
+  version  = var.kubernetes_version
+  role_arn = aws_iam_role.cluster.arn
+
+  vpc_config {
+    subnet_ids              = var.control_plane_subnet_ids
+    endpoint_private_access = true
+    endpoint_public_access  = true
+  }
+
+  access_config {
+    authentication_mode                         = "API_AND_CONFIG_MAP"
+    bootstrap_cluster_creator_admin_permissions = true
+  }
+
+  # The role must carry its policy before EKS uses it, and keep it until the
+  # cluster is gone.
+  depends_on = [aws_iam_role_policy_attachment.cluster]
+}
+
+data "aws_ec2_instance_type" "node" {
+  instance_type = var.instance_type
+}
+
+data "aws_iam_policy_document" "node_assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+    principals {
+      type        = "Service"
+      identifiers = ["ec2.amazonaws.com"]
+    }
+  }
+}
+
+resource "aws_iam_role" "node" {
+  name               = "${var.name}-node"
+  assume_role_policy = data.aws_iam_policy_document.node_assume.json
+}
+
+resource "aws_iam_role_policy_attachment" "node" {
+  for_each   = toset(["AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"])
+  role       = aws_iam_role.node.name
+  policy_arn = "${local.policy_arn}/${each.value}"
+}
+
+resource "aws_eks_node_group" "this" {
+  cluster_name    = aws_eks_cluster.this.name
+  node_group_name = "${var.name}-nodes"
+  node_role_arn   = aws_iam_role.node.arn
+  subnet_ids      = var.node_subnet_ids
+  instance_types  = [var.instance_type]
+  # Amazon Linux 2 images end with Kubernetes 1.32; AL2023 covers every
+  # version offered.
+  ami_type = contains(data.aws_ec2_instance_type.node.supported_architectures, "arm64") ? "AL2023_ARM_64_STANDARD" : "AL2023_x86_64_STANDARD"
+
+  scaling_config {
+    desired_size = var.node_count
+    min_size     = var.node_count
+    max_size     = var.node_count
+  }
+
+  update_config {
+    max_unavailable = 1
+  }
+
+  depends_on = [aws_iam_role_policy_attachment.node]
+}
+
+data "tls_certificate" "oidc" {
+  url = aws_eks_cluster.this.identity[0].oidc[0].issuer
+}
+
+resource "aws_iam_openid_connect_provider" "this" {
+  url             = aws_eks_cluster.this.identity[0].oidc[0].issuer
+  client_id_list  = ["sts.amazonaws.com"]
+  thumbprint_list = [data.tls_certificate.oidc.certificates[0].sha1_fingerprint]
+}

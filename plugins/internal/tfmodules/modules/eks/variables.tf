@@ -1,0 +1,37 @@
+variable "name" {
+  description = "Name of the EKS cluster and prefix of its other resources, kubeopera-<cluster-id>."
+  type        = string
+}
+
+variable "kubernetes_version" {
+  description = "Kubernetes minor version of the cluster and its node group, e.g. 1.33."
+  type        = string
+}
+
+variable "control_plane_subnet_ids" {
+  description = "Private subnets for the cluster's network interfaces, in at least two availability zones; the public API endpoint does not need public subnets."
+  type        = list(string)
+  validation {
+    condition     = length(var.control_plane_subnet_ids) >= 2
+    error_message = "EKS needs subnets in at least two availability zones; use az_count >= 2."
+  }
+}
+
+variable "node_subnet_ids" {
+  description = "Private subnets of the managed node group."
+  type        = list(string)
+}
+
+variable "node_count" {
+  description = "Size of the managed node group."
+  type        = number
+  validation {
+    condition     = var.node_count >= 1 && floor(var.node_count) == var.node_count
+    error_message = "node_count must be a whole number from 1: a managed node group cannot be empty here."
+  }
+}
+
+variable "instance_type" {
+  description = "EC2 instance type of the nodes, e.g. t3.medium; arm64 types get the arm64 AL2023 image."
+  type        = string
+}

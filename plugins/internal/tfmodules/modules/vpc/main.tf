@@ -1,0 +1,102 @@
+# A VPC with one public and one private subnet per availability zone. Nodes
+# live in the private subnets and reach the internet (packages, SSM) through
+# a single NAT gateway: one gateway keeps the cost down, at the price of
+# egress depending on one zone.
+
+data "aws_availability_zones" "available" {
+  state = "available"
+  filter {
+    name   = "opt-in-status"
+    values = ["opt-in-not-required"]
+  }
+}
+
+locals {
+  zones = data.aws_availability_zones.available.names
+  # Lets EKS and load balancer controllers find the cluster's subnets.
+  cluster_tag = { "kubernetes.io/cluster/${var.cluster_name}" = "shared" }
+}
+
+resource "aws_vpc" "this" {
+  cidr_block           = var.cidr
+  enable_dns_support   = true
+  enable_dns_hostnames = true
+  tags                 = { Name = var.name }
+
+  lifecycle {
+    precondition {
+      condition     = length(local.zones) >= var.az_count
+      error_message = "This region has fewer available zones than az_count; lower az_count."
+    }
+  }
+}
+
+resource "aws_internet_gateway" "this" {
+  vpc_id = aws_vpc.this.id
+  tags   = { Name = var.name }
+}
+
+resource "aws_subnet" "public" {
+  count                   = var.az_count
+  vpc_id                  = aws_vpc.this.id
+  cidr_block              = cidrsubnet(var.cidr, 4, count.index)
+  availability_zone       = element(local.zones, count.index)
+  map_public_ip_on_launch = true
+  tags = merge(local.cluster_tag, {
+    Name                     = "${var.name}-public-${element(local.zones, count.index)}"
+    "kubernetes.io/role/elb" = "1"
+  })
+}
+
+resource "aws_subnet" "private" {
+  count             = var.az_count
+  vpc_id            = aws_vpc.this.id
+  cidr_block        = cidrsubnet(var.cidr, 4, count.index + 8)
+  availability_zone = element(local.zones, count.index)
+  tags = merge(local.cluster_tag, {
+    Name                              = "${var.name}-private-${element(local.zones, count.index)}"
+    "kubernetes.io/role/internal-elb" = "1"
+  })
+}
+
+resource "aws_eip" "nat" {
+  domain = "vpc"
+  tags   = { Name = "${var.name}-nat" }
+}
+
+resource "aws_nat_gateway" "this" {
+  allocation_id = aws_eip.nat.id
+  subnet_id     = aws_subnet.public[0].id
+  tags          = { Name = var.name }
+  depends_on    = [aws_internet_gateway.this]
+}
+
+resource "aws_route_table" "public" {
+  vpc_id = aws_vpc.this.id
+  route {
+    cidr_block = "0.0.0.0/0"
+    gateway_id = aws_internet_gateway.this.id
+  }
+  tags = { Name = "${var.name}-public" }
+}
+
+resource "aws_route_table" "private" {
+  vpc_id = aws_vpc.this.id
+  route {
+    cidr_block     = "0.0.0.0/0"
+    nat_gateway_id = aws_nat_gateway.this.id
+  }
+  tags = { Name = "${var.name}-private" }
+}
+
+resource "aws_route_table_association" "public" {
+  count          = var.az_count
+  subnet_id      = aws_subnet.public[count.index].id
+  route_table_id = aws_route_table.public.id
+}
+
+resource "aws_route_table_association" "private" {
+  count          = var.az_count
+  subnet_id      = aws_subnet.private[count.index].id
+  route_table_id = aws_route_table.private.id
+}
