@@ -10,13 +10,4 @@ import (
 // version is stamped by the Makefile (-X main.version=...).
 var version = "dev"
 
-func main() {
-	sdk.Serve(awsprovider.New(awsprovider.Options{
-		Name:               "aws-eks",
-		DisplayName:        "Amazon EKS",
-		Topology:           "eks",
-		Version:            version,
-		MinNodes:           1,
-		KubernetesVersions: []string{"1.33", "1.32", "1.31"},
-	}))
-}
+func main() { sdk.Serve(awsprovider.EKS(version)) }

@@ -2,21 +2,46 @@ package awsprovider
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
 
-// Provider serves Info and Validate for real; the lifecycle calls answer
-// Unimplemented until the provisioning work for each plugin lands.
-type Provider struct {
-	opts Options
+// flavour is what tells aws-vanilla from aws-eks in the lifecycle: the
+// module a request runs, what must happen after terraform before the
+// cluster is usable, and how its kubeconfig is made.
+type flavour interface {
+	module(clusterID string, in map[string]string) (terraform.Module, error)
+	// settle reports on the cluster once terraform apply succeeded (a
+	// bootstrap still running on the machines, say); nil when it is done.
+	settle(ctx context.Context, cfg aws.Config, op operation) (*sdk.OperationStatus, error)
+	kubeconfig(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error)
 }
 
-// New returns the provider described by o.
+// Provider is one AWS provider plugin: Info and Validate from its options,
+// the lifecycle through the shared Terraform runner.
+type Provider struct {
+	opts     Options
+	flavour  flavour
+	executor executors
+}
+
+// New returns the provider described by o; its lifecycle calls need a
+// flavour (Vanilla or EKS).
 func New(o Options) *Provider { return &Provider{opts: o} }
 
 // GetInfo describes the provider.
 func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
+	caps := []sdk.Capability{sdk.CapValidate}
+	if p.flavour != nil {
+		caps = append(caps, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy)
+	}
 	return sdk.Info{
 		Name:          p.opts.Name,
 		DisplayName:   p.opts.DisplayName,
@@ -25,35 +50,38 @@ func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 		Availability:  sdk.Available,
 		PluginVersion: p.opts.Version,
 		Schema:        Schema(p.opts),
-		Capabilities:  []sdk.Capability{sdk.CapValidate},
+		Capabilities:  caps,
 	}, nil
 }
 
-// Validate checks inputs and credentials.
-func (p *Provider) Validate(_ context.Context, req sdk.ValidateRequest) error {
-	return sdk.InvalidInput(Validate(p.opts, req.Inputs, req.Credentials)...)
+// Validate checks inputs and the credential's shape and, when an STS
+// endpoint is configured (AWS_ENDPOINT_URL_STS or AWS_ENDPOINT_URL) or
+// KUBEOPERA_AWS_VERIFY_CREDENTIALS=1, proves the credential with
+// sts:GetCallerIdentity before anything is created.
+func (p *Provider) Validate(ctx context.Context, req sdk.ValidateRequest) error {
+	if err := sdk.InvalidInput(Validate(p.opts, req.Inputs, req.Credentials)...); err != nil {
+		return err
+	}
+	if len(req.Credentials) == 0 || !verifyCredentials() {
+		return nil
+	}
+	in := sdk.WithDefaults(Schema(p.opts), req.Inputs)
+	cfg, err := awsapi.Config(ctx, req.Credentials, in["region"])
+	if err != nil {
+		return err
+	}
+	_, err = awsapi.CallerIdentity(ctx, cfg)
+	return err
+}
+
+func verifyCredentials() bool {
+	return os.Getenv("KUBEOPERA_AWS_VERIFY_CREDENTIALS") == "1" ||
+		os.Getenv("AWS_ENDPOINT_URL_STS") != "" || os.Getenv("AWS_ENDPOINT_URL") != ""
 }
 
 func (p *Provider) unimplemented(call string) error {
-	return sdk.Unimplemented("%s: %s is not implemented in this plugin version yet", p.opts.Name, call)
+	return sdk.Unimplemented("%s: %s is not implemented in this plugin", p.opts.Name, call)
 }
 
-// Provision is not implemented yet.
-func (p *Provider) Provision(context.Context, sdk.ProvisionRequest) (sdk.Operation, error) {
-	return sdk.Operation{}, p.unimplemented("Provision")
-}
-
-// Status is not implemented yet.
-func (p *Provider) Status(context.Context, sdk.StatusRequest) (sdk.OperationStatus, error) {
-	return sdk.OperationStatus{}, p.unimplemented("Status")
-}
-
-// Kubeconfig is not implemented yet.
-func (p *Provider) Kubeconfig(context.Context, sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
-	return sdk.Kubeconfig{}, p.unimplemented("Kubeconfig")
-}
-
-// Destroy is not implemented yet.
-func (p *Provider) Destroy(context.Context, sdk.DestroyRequest) (sdk.Operation, error) {
-	return sdk.Operation{}, p.unimplemented("Destroy")
-}
+// isNotFound reports whether err is an sdk NotFound error.
+func isNotFound(err error) bool { return errors.Is(err, sdk.ErrNotFound) }

@@ -8,8 +8,8 @@ import (
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
-var vanilla = Options{Name: "aws-vanilla", ControlPlane: true, MinNodes: 0, KubernetesVersions: []string{"1.33", "1.32"}}
-var eks = Options{Name: "aws-eks", MinNodes: 1, KubernetesVersions: []string{"1.33", "1.32"}}
+var vanillaOpts = Options{Name: "aws-vanilla", ControlPlane: true, MinNodes: 0, KubernetesVersions: []string{"1.33", "1.32"}}
+var eksOpts = Options{Name: "aws-eks", MinNodes: 1, KubernetesVersions: []string{"1.33", "1.32"}}
 
 func TestValidate(t *testing.T) {
 	base := func(kv ...string) map[string]string {
@@ -27,29 +27,29 @@ func TestValidate(t *testing.T) {
 		creds  sdk.Credentials
 		want   map[string]string // field -> part of the message
 	}{
-		{"defaults are valid", vanilla, base(), nil, nil},
-		{"three control planes", vanilla, base("controlPlaneCount", "3"), nil, nil},
-		{"even control planes break quorum", vanilla, base("controlPlaneCount", "2"), nil,
+		{"defaults are valid", vanillaOpts, base(), nil, nil},
+		{"three control planes", vanillaOpts, base("controlPlaneCount", "3"), nil, nil},
+		{"even control planes break quorum", vanillaOpts, base("controlPlaneCount", "2"), nil,
 			map[string]string{"inputs.controlPlaneCount": "use 1 or 3"}},
-		{"too many control planes", vanilla, base("controlPlaneCount", "9"), nil,
+		{"too many control planes", vanillaOpts, base("controlPlaneCount", "9"), nil,
 			map[string]string{"inputs.controlPlaneCount": "1, 3, 5 or 7"}},
-		{"eks has no control plane input", eks, base("controlPlaneCount", "1"), nil,
+		{"eks has no control plane input", eksOpts, base("controlPlaneCount", "1"), nil,
 			map[string]string{"inputs.controlPlaneCount": "not an input"}},
-		{"eks needs a node", eks, base("nodeCount", "0"), nil, map[string]string{"inputs.nodeCount": "between 1 and 100"}},
-		{"vanilla may have no workers", vanilla, base("nodeCount", "0"), nil, nil},
-		{"bad region", vanilla, base("region", "Europe"), nil, map[string]string{"inputs.region": "not an AWS region"}},
-		{"gov region", vanilla, base("region", "us-gov-west-1"), nil, nil},
-		{"bad instance type", vanilla, base("instanceType", "large"), nil, map[string]string{"inputs.instanceType": "t3.medium"}},
-		{"version not offered", eks, base("kubernetesVersion", "1.20"), nil, map[string]string{"inputs.kubernetesVersion": "one of"}},
-		{"missing required fields all at once", eks, map[string]string{}, nil,
+		{"eks needs a node", eksOpts, base("nodeCount", "0"), nil, map[string]string{"inputs.nodeCount": "between 1 and 100"}},
+		{"vanilla may have no workers", vanillaOpts, base("nodeCount", "0"), nil, nil},
+		{"bad region", vanillaOpts, base("region", "Europe"), nil, map[string]string{"inputs.region": "not an AWS region"}},
+		{"gov region", vanillaOpts, base("region", "us-gov-west-1"), nil, nil},
+		{"bad instance type", vanillaOpts, base("instanceType", "large"), nil, map[string]string{"inputs.instanceType": "t3.medium"}},
+		{"version not offered", eksOpts, base("kubernetesVersion", "1.20"), nil, map[string]string{"inputs.kubernetesVersion": "one of"}},
+		{"missing required fields all at once", eksOpts, map[string]string{}, nil,
 			map[string]string{"inputs.region": "required", "inputs.credentialRef": "required"}},
-		{"type error reported once", vanilla, base("nodeCount", "two"), nil, map[string]string{"inputs.nodeCount": "whole number"}},
-		{"good access key", eks, base(), goodKeys, nil},
-		{"bad access key, secret never echoed", eks, base(), sdk.Credentials{"kind": "access_key", "accessKeyId": "nope", "secretAccessKey": "hunter2"},
+		{"type error reported once", vanillaOpts, base("nodeCount", "two"), nil, map[string]string{"inputs.nodeCount": "whole number"}},
+		{"good access key", eksOpts, base(), goodKeys, nil},
+		{"bad access key, secret never echoed", eksOpts, base(), sdk.Credentials{"kind": "access_key", "accessKeyId": "nope", "secretAccessKey": "hunter2"},
 			map[string]string{"credentials.accessKeyId": "AKIA", "credentials.secretAccessKey": "40 characters"}},
-		{"assume role", eks, base(), sdk.Credentials{"kind": "assume_role", "roleArn": "arn:aws:iam::123456789012:role/kubeopera"}, nil},
-		{"bad role arn", eks, base(), sdk.Credentials{"kind": "assume_role", "roleArn": "role"}, map[string]string{"credentials.roleArn": "IAM role ARN"}},
-		{"unknown credential kind", eks, base(), sdk.Credentials{"kind": "password"}, map[string]string{"credentials.kind": "access_key or assume_role"}},
+		{"assume role", eksOpts, base(), sdk.Credentials{"kind": "assume_role", "roleArn": "arn:aws:iam::123456789012:role/kubeopera"}, nil},
+		{"bad role arn", eksOpts, base(), sdk.Credentials{"kind": "assume_role", "roleArn": "role"}, map[string]string{"credentials.roleArn": "IAM role ARN"}},
+		{"unknown credential kind", eksOpts, base(), sdk.Credentials{"kind": "password"}, map[string]string{"credentials.kind": "access_key or assume_role"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestValidate(t *testing.T) {
 
 func TestSchemaDefaults(t *testing.T) {
 	got := map[string]string{}
-	for _, f := range Schema(vanilla) {
+	for _, f := range Schema(vanillaOpts) {
 		got[f.Name] = f.Default
 	}
 	want := map[string]string{"region": "", "controlPlaneCount": "1", "nodeCount": "2", "instanceType": "t3.medium",

@@ -1,0 +1,246 @@
+package plugin_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/sdktest"
+)
+
+// awsWorld is what an AWS plugin reaches in these tests: a management
+// sandbox for the terraform state, local SSM and STS endpoints speaking
+// AWS's wire protocols (checking SigV4), and an offline module tree with
+// the same inputs and outputs as the plugin's own.
+type awsWorld struct {
+	env   []string
+	creds sdk.Credentials
+	aws   *fakeaws.Server
+	mgmt  *sandbox.Sandbox
+}
+
+func newAWSWorld(t *testing.T, flavour string, extra map[string]string) *awsWorld {
+	t.Helper()
+	mgmt, err := sandbox.Start(context.Background(), sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgmt.Stop() })
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kubeopera-provisioning"}}
+	if _, err := mgmt.Client.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	modules := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "tfmodules", flavour, "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"main.tf": string(src)}
+	for k, v := range extra {
+		files[k] = v
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(modules, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake := fakeaws.Start(t)
+	user := fake.IAM.AddUser("123456789012", "kubeopera")
+	w := &awsWorld{aws: fake, mgmt: mgmt,
+		creds: sdk.Credentials{"kind": "access_key", "accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey},
+		env: []string{"KUBEOPERA_STATE_KUBECONFIG=" + mgmt.KubeconfigPath, "KUBEOPERA_TERRAFORM_DIR=" + t.TempDir(),
+			"KUBEOPERA_TERRAFORM_MODULE_DIR=" + modules, "TF_CLI_CONFIG_FILE=/dev/null", "CHECKPOINT_DISABLE=1"}}
+	for k, v := range fake.Env() {
+		w.env = append(w.env, k+"="+v)
+	}
+	return w
+}
+
+// connect starts the plugin binary as the host does, with w's environment.
+func (w *awsWorld) connect(t *testing.T, name string) sdk.Provider {
+	t.Helper()
+	cmd := exec.Command(built.plugins[name])
+	cmd.Env = append(cmd.Environ(), w.env...)
+	cc := sdk.ClientConfig(cmd)
+	cc.Logger = hclog.NewNullLogger()
+	client := goplugin.NewClient(cc)
+	t.Cleanup(client.Kill)
+	p, err := sdk.Connect(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// waitState polls Status until want (or a final state), returning the last.
+func waitState(t *testing.T, p sdk.Provider, op string, creds sdk.Credentials, want sdk.State, within time.Duration) sdk.OperationStatus {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		st, err := p.Status(context.Background(), sdk.StatusRequest{OperationID: op, Credentials: creds})
+		if err != nil {
+			t.Fatalf("Status(%s): %v", op, err)
+		}
+		if st.State == want || st.State == sdk.Failed || time.Now().After(deadline) {
+			if st.State != want {
+				t.Fatalf("Status(%s) = %s %q, want %s\n%s", op, st.State, st.Message, want, strings.Join(st.LogTail, "\n"))
+			}
+			return st
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+var awsInputs = map[string]string{"region": "eu-north-1", "credentialRef": "cred-0001"}
+
+// aws-vanilla end to end over gRPC: Provision runs the real terraform
+// (state in the kubernetes backend on a sandbox), Status then follows the
+// control planes' bootstrap markers in SSM, Kubeconfig reads the published
+// admin kubeconfig from SSM, Destroy runs terraform destroy.
+func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
+	w := newAWSWorld(t, "vanilla", nil)
+	p := w.connect(t, "aws-vanilla")
+	ctx := context.Background()
+	inputs := map[string]string{"region": "eu-north-1", "credentialRef": "cred-1", "controlPlaneCount": "3"}
+	op, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, p, op.ID, w.creds, sdk.Running, time.Minute)
+	for !strings.Contains(st.Message, "bootstrapping") {
+		st = waitState(t, p, op.ID, w.creds, sdk.Running, time.Minute)
+	}
+	if !strings.Contains(st.Message, "control plane 1 of 3") || st.Progress < 80 {
+		t.Errorf("after terraform: %d%% %q", st.Progress, st.Message)
+	}
+	if _, err := w.mgmt.Client.CoreV1().Secrets("kubeopera-provisioning").Get(ctx, "tfstate-default-prod-eu", metav1.GetOptions{}); err != nil {
+		t.Errorf("terraform state is not in the kubernetes backend: %v", err)
+	}
+	w.aws.SSM.Put("/kubeopera/prod-eu/members/0", "String", "ready")
+	w.aws.SSM.Put("/kubeopera/prod-eu/members/1", "String", "failed: kubeadm-join: etcd member add timed out")
+	st = waitState(t, p, op.ID, w.creds, sdk.Failed, 10*time.Second)
+	_ = st
+	failed, _ := p.Status(ctx, sdk.StatusRequest{OperationID: op.ID, Credentials: w.creds})
+	if !strings.Contains(failed.Message, "control plane 2 of 3") || !strings.Contains(failed.Message, "kubeadm-join") {
+		t.Errorf("failed member: %q", failed.Message)
+	}
+	w.aws.SSM.Put("/kubeopera/prod-eu/members/1", "String", "joined")
+	w.aws.SSM.Put("/kubeopera/prod-eu/members/2", "String", "joined")
+	waitState(t, p, op.ID, w.creds, sdk.Succeeded, 10*time.Second)
+
+	kubeconfig := "apiVersion: v1\nkind: Config\nclusters: []\n# published by member 0\n"
+	w.aws.SSM.Put("/kubeopera/prod-eu/admin-kubeconfig", "SecureString", kubeconfig)
+	kc, err := p.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: op.ID, Credentials: w.creds})
+	if err != nil || string(kc.Data) != kubeconfig || !kc.ExpiresAt.IsZero() {
+		t.Fatalf("Kubeconfig: %v, %q, expires %v", err, kc.Data, kc.ExpiresAt)
+	}
+	again, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
+	if err != nil || again.ID != op.ID {
+		t.Errorf("second Provision: %v, %q vs %q", err, again.ID, op.ID)
+	}
+	del, err := p.Destroy(ctx, sdk.DestroyRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
+}
+
+// aws-eks: Kubeconfig is built from terraform's outputs with a short-lived
+// presigned STS token, which the host refreshes before ExpiresAt.
+func TestEKSKubeconfigCarriesAShortLivedToken(t *testing.T) {
+	caPEM := testCA(t)
+	w := newAWSWorld(t, "eks", map[string]string{"ca.auto.tfvars": `ca = "` + base64.StdEncoding.EncodeToString(caPEM) + `"` + "\n"})
+	p := w.connect(t, "aws-eks")
+	ctx := context.Background()
+	op, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "eks-1", Inputs: awsInputs, Credentials: w.creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, p, op.ID, w.creds, sdk.Succeeded, time.Minute)
+	before := time.Now()
+	kc, err := p.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: op.ID, Credentials: w.creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := kc.ExpiresAt.Sub(before); d < 13*time.Minute || d > 14*time.Minute+time.Second {
+		t.Errorf("token expires in %s, want about 14m", d)
+	}
+	cfg, err := clientcmd.Load(kc.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := cfg.AuthInfos["kubeopera-eks-1"]
+	cluster := cfg.Clusters["kubeopera-eks-1"]
+	if user == nil || cluster == nil || !strings.HasPrefix(user.Token, "k8s-aws-v1.") || user.Exec != nil ||
+		string(cluster.CertificateAuthorityData) != string(caPEM) || !strings.HasPrefix(cluster.Server, "https://") {
+		t.Fatalf("kubeconfig: clusters %v users %v", cfg.Clusters, cfg.AuthInfos)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(user.Token, "k8s-aws-v1."))
+	if err != nil || !strings.Contains(string(raw), "Action=GetCallerIdentity") || !strings.Contains(string(raw), "x-k8s-aws-id") {
+		t.Errorf("token is not a presigned GetCallerIdentity URL: %q", raw)
+	}
+}
+
+// With an STS endpoint configured, Validate proves the credential with
+// sts:GetCallerIdentity: a key AWS does not know is refused by field.
+func TestValidateProvesTheCredentialWithSTS(t *testing.T) {
+	w := newAWSWorld(t, "eks", nil)
+	p := w.connect(t, "aws-eks")
+	if err := p.Validate(context.Background(), sdk.ValidateRequest{Inputs: awsInputs, Credentials: w.creds}); err != nil {
+		t.Fatalf("known credential: %v", err)
+	}
+	unknown := sdk.Credentials{"kind": "access_key", "accessKeyId": "AKIAABCDEFGHIJKLMNOP", "secretAccessKey": strings.Repeat("x", 40)}
+	err := p.Validate(context.Background(), sdk.ValidateRequest{Inputs: awsInputs, Credentials: unknown})
+	fields := sdk.FieldErrors(err)
+	if len(fields) != 1 || fields[0].Field != "credentials" || strings.Contains(err.Error(), strings.Repeat("x", 40)) {
+		t.Errorf("unknown credential: %v", err)
+	}
+}
+
+// The AWS plugins pass the conformance kit with their lifecycle really
+// running (terraform, state, SSM).
+func TestAWSPluginsPassConformanceWithTheirLifecycle(t *testing.T) {
+	for _, name := range []string{"aws-vanilla", "aws-eks"} {
+		t.Run(name, func(t *testing.T) {
+			w := newAWSWorld(t, strings.TrimPrefix(name, "aws-"), nil)
+			sdktest.Run(t, sdktest.Config{Binary: built.plugins[name], ValidInputs: awsInputs, Credentials: w.creds,
+				Env: w.env, Timeout: 30 * time.Second})
+		})
+	}
+}
+
+func testCA(t *testing.T) []byte {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubernetes"},
+		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}

@@ -1,0 +1,181 @@
+package awsprovider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
+)
+
+// terraformShare is the part of Progress terraform's own run stands for;
+// the flavour's settling (a bootstrap on the machines) takes the rest.
+const terraformShare = 80
+
+// Provision renders the request's module and starts terraform apply for
+// it. The same cluster ID always gives the same operation ID, and a second
+// call while the run is going (or done) starts nothing.
+func (p *Provider) Provision(ctx context.Context, req sdk.ProvisionRequest) (sdk.Operation, error) {
+	return p.start(ctx, terraform.Apply, req.ClusterID, req.Inputs, req.Credentials)
+}
+
+// Destroy starts terraform destroy of everything Provision created, with
+// the same module and state.
+func (p *Provider) Destroy(ctx context.Context, req sdk.DestroyRequest) (sdk.Operation, error) {
+	return p.start(ctx, terraform.Destroy, req.ClusterID, req.Inputs, req.Credentials)
+}
+
+func (p *Provider) start(ctx context.Context, action terraform.Action, id string, inputs map[string]string, creds sdk.Credentials) (sdk.Operation, error) {
+	if p.flavour == nil {
+		return sdk.Operation{}, p.unimplemented(string(action))
+	}
+	if err := sdk.InvalidInput(Validate(p.opts, inputs, creds)...); err != nil {
+		return sdk.Operation{}, err
+	}
+	in := sdk.WithDefaults(Schema(p.opts), inputs)
+	op := operation{Action: action, ClusterID: id, Region: in["region"]}
+	if p.opts.ControlPlane {
+		op.ControlPlanes, _ = strconv.Atoi(in["controlPlaneCount"])
+	}
+	module, err := p.module(id, in)
+	if err != nil {
+		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
+	}
+	env, err := p.terraformEnv(ctx, creds, op.Region)
+	if err != nil {
+		return sdk.Operation{}, err
+	}
+	exec, err := p.executor.get(ctx)
+	if err != nil {
+		return sdk.Operation{}, err
+	}
+	if err := exec.Start(ctx, terraform.Run{ID: id, Action: action, Module: module, Env: env}); err != nil {
+		return sdk.Operation{}, err
+	}
+	return sdk.Operation{ID: op.String()}, nil
+}
+
+// terraformEnv resolves the credential now (an assumed role becomes
+// session keys) into the environment terraform's AWS provider reads.
+func (p *Provider) terraformEnv(ctx context.Context, creds sdk.Credentials, region string) (map[string]string, error) {
+	cfg, err := awsapi.Config(ctx, creds, region)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return nil, sdk.InvalidInput(sdk.FieldError{Field: "credentials",
+			Message: "the AWS credential could not be resolved (check the role ARN and its trust policy): " + err.Error()})
+	}
+	return credentialEnv(awsCredentials{c.AccessKeyID, c.SecretAccessKey, c.SessionToken}, region), nil
+}
+
+// module is the flavour's embedded module tree, or the tree in
+// KUBEOPERA_TERRAFORM_MODULE_DIR with the inputs as terraform.tfvars.json.
+func (p *Provider) module(id string, in map[string]string) (terraform.Module, error) {
+	dir := os.Getenv(envModuleDir)
+	if dir == "" {
+		return p.flavour.module(id, in)
+	}
+	m := terraform.Module{Files: map[string][]byte{}}
+	err := fs.WalkDir(os.DirFS(dir), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		m.Files[path], err = os.ReadFile(dir + "/" + path)
+		return err
+	})
+	if err != nil {
+		return terraform.Module{}, fmt.Errorf("%s: %w", envModuleDir, err)
+	}
+	vars := map[string]string{"cluster_id": id}
+	for k, v := range in {
+		vars[k] = v
+	}
+	m.Files["terraform.tfvars.json"], _ = json.Marshal(vars)
+	return m, nil
+}
+
+// Status reports the terraform run and then, for an apply, whatever the
+// flavour still waits for on the machines.
+func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.OperationStatus, error) {
+	if p.flavour == nil {
+		return sdk.OperationStatus{}, p.unimplemented("Status")
+	}
+	op, err := parseOperation(req.OperationID)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	exec, err := p.executor.get(ctx)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	st, err := exec.Status(ctx, op.ClusterID, op.Action)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	out := sdk.OperationStatus{OperationID: req.OperationID, State: st.State, Message: st.Message,
+		Progress: st.Progress, LogTail: st.LogTail, ErrorClass: st.ErrorClass}
+	if op.Action == terraform.Destroy || st.State != sdk.Succeeded {
+		if op.Action == terraform.Apply {
+			out.Progress = st.Progress * terraformShare / 100
+		}
+		return out, nil
+	}
+	cfg, err := awsapi.Config(ctx, req.Credentials, op.Region)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	settling, err := p.flavour.settle(ctx, cfg, op)
+	if err != nil || settling == nil {
+		return out, err
+	}
+	settling.OperationID, settling.LogTail = req.OperationID, st.LogTail
+	return *settling, nil
+}
+
+// Kubeconfig builds the admin kubeconfig of a provisioned cluster from the
+// apply's outputs.
+func (p *Provider) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
+	if p.flavour == nil {
+		return sdk.Kubeconfig{}, p.unimplemented("Kubeconfig")
+	}
+	op, err := parseOperation(req.OperationID)
+	if err != nil {
+		return sdk.Kubeconfig{}, err
+	}
+	if op.Action != terraform.Apply {
+		return sdk.Kubeconfig{}, sdk.FailedPrecondition("operation %s destroys a cluster: it has no kubeconfig", req.OperationID)
+	}
+	exec, err := p.executor.get(ctx)
+	if err != nil {
+		return sdk.Kubeconfig{}, err
+	}
+	outputs, err := exec.Outputs(ctx, op.ClusterID)
+	if err != nil {
+		return sdk.Kubeconfig{}, err
+	}
+	cfg, err := awsapi.Config(ctx, req.Credentials, op.Region)
+	if err != nil {
+		return sdk.Kubeconfig{}, err
+	}
+	return p.flavour.kubeconfig(ctx, cfg, op, outputs)
+}
+
+// outputString reads a string output, naming it when missing.
+func outputString(outputs map[string]json.RawMessage, name string) (string, error) {
+	raw, ok := outputs[name]
+	if !ok {
+		return "", sdk.FailedPrecondition("the terraform state has no output %q: the module is not this plugin's", name)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", sdk.FailedPrecondition("terraform output %q is not a string: %s", name, raw)
+	}
+	return s, nil
+}

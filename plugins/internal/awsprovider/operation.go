@@ -1,0 +1,63 @@
+package awsprovider
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
+)
+
+// operation is what an operation ID carries, so Status and Kubeconfig find
+// everything again after a plugin restart: the terraform run (action and
+// cluster) and what reading the result needs (region, control planes).
+// Encoded as "<action>:<clusterID>?region=..&controlPlanes=..".
+type operation struct {
+	Action        terraform.Action
+	ClusterID     string
+	Region        string
+	ControlPlanes int
+}
+
+func (o operation) String() string {
+	q := url.Values{"region": {o.Region}}
+	if o.ControlPlanes > 0 {
+		q.Set("controlPlanes", strconv.Itoa(o.ControlPlanes))
+	}
+	return string(o.Action) + ":" + o.ClusterID + "?" + q.Encode()
+}
+
+func parseOperation(id string) (operation, error) {
+	head, query, _ := strings.Cut(id, "?")
+	action, cluster, ok := strings.Cut(head, ":")
+	q, err := url.ParseQuery(query)
+	if !ok || err != nil || cluster == "" || (action != string(terraform.Apply) && action != string(terraform.Destroy)) {
+		return operation{}, sdk.NotFound("operation %q is not one of this plugin's (want <apply|destroy>:<cluster>?region=...)", id)
+	}
+	o := operation{Action: terraform.Action(action), ClusterID: cluster, Region: q.Get("region")}
+	if n := q.Get("controlPlanes"); n != "" {
+		if o.ControlPlanes, err = strconv.Atoi(n); err != nil {
+			return operation{}, sdk.NotFound("operation %q: bad controlPlanes %q", id, n)
+		}
+	}
+	return o, nil
+}
+
+// credentialEnv is the environment terraform's AWS provider reads: the
+// credential as resolved now (an assumed role's session keys included).
+func credentialEnv(c awsCredentials, region string) map[string]string {
+	env := map[string]string{"AWS_REGION": region, "AWS_ACCESS_KEY_ID": c.AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY": c.SecretAccessKey}
+	if c.SessionToken != "" {
+		env["AWS_SESSION_TOKEN"] = c.SessionToken
+	}
+	return env
+}
+
+type awsCredentials struct{ AccessKeyID, SecretAccessKey, SessionToken string }
+
+func describe(o operation) string {
+	return fmt.Sprintf("terraform %s of cluster %s", o.Action, o.ClusterID)
+}

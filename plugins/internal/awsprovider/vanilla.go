@@ -1,0 +1,93 @@
+package awsprovider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/bootstrap"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
+	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
+)
+
+// Vanilla is the aws-vanilla plugin: kubeadm on EC2, bootstrapped from
+// user_data through an SSM Parameter Store relay.
+func Vanilla(version string) *Provider {
+	return &Provider{opts: Options{Name: "aws-vanilla", DisplayName: "AWS (kubeadm on EC2)", Topology: "kubeadm",
+		Version: version, ControlPlane: true, MinNodes: 0, KubernetesVersions: []string{"1.33", "1.32", "1.31"}},
+		flavour: vanilla{kubeconfigWait: 40 * time.Second}}
+}
+
+type vanilla struct {
+	// kubeconfigWait bounds one Kubeconfig call's wait for the parameter,
+	// below the host's per-call deadline; the host calls again.
+	kubeconfigWait time.Duration
+}
+
+func (vanilla) module(id string, in map[string]string) (terraform.Module, error) {
+	cp, _ := strconv.Atoi(in["controlPlaneCount"])
+	nodes, _ := strconv.Atoi(in["nodeCount"])
+	return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: id, Region: in["region"], ControlPlaneCount: cp,
+		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: in["kubernetesVersion"]})
+}
+
+// settle follows the control planes' bootstrap on the relay: member 0
+// runs kubeadm init, each further member joins after its predecessor.
+// A member that published a failure ends the operation with its step.
+func (vanilla) settle(ctx context.Context, cfg aws.Config, op operation) (*sdk.OperationStatus, error) {
+	client := ssm.NewFromConfig(cfg)
+	n := max(op.ControlPlanes, 1)
+	for i := range n {
+		name := bootstrap.MemberParameter(op.ClusterID, i)
+		out, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name)})
+		var missing *ssmtypes.ParameterNotFound
+		switch {
+		case errors.As(err, &missing):
+			step := "kubeadm init"
+			if i > 0 {
+				step = "kubeadm join --control-plane"
+			}
+			return &sdk.OperationStatus{State: sdk.Running, Progress: terraformShare + (100-terraformShare)*i/n,
+				Message: fmt.Sprintf("machines created; control plane %d of %d bootstrapping (%s)", i+1, n, step)}, nil
+		case err != nil:
+			return &sdk.OperationStatus{State: sdk.Running, Progress: terraformShare,
+				Message: fmt.Sprintf("machines created; reading bootstrap progress from %s failed, retrying: %v", name, err)}, nil
+		}
+		m, err := bootstrap.ParseMarker(aws.ToString(out.Parameter.Value))
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap marker %s: %w", name, err)
+		}
+		if m.State == bootstrap.Failed {
+			return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
+				Message: fmt.Sprintf("control plane %d of %d failed its bootstrap at step %s: %s (its log is /var/log/kubeopera on the instance)",
+					i+1, n, m.Step, m.Reason)}, nil
+		}
+	}
+	return nil, nil
+}
+
+// kubeconfig waits for the admin kubeconfig member 0 publishes.
+func (v vanilla) kubeconfig(ctx context.Context, cfg aws.Config, _ operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error) {
+	name, err := outputString(outputs, "kubeconfig_parameter")
+	if err != nil {
+		return sdk.Kubeconfig{}, err
+	}
+	value, err := awsapi.WaitParameter(ctx, ssm.NewFromConfig(cfg), name, 2*time.Second, v.kubeconfigWait)
+	var timeout *awsapi.WaitTimeoutError
+	if errors.As(err, &timeout) {
+		return sdk.Kubeconfig{}, sdk.Unavailable("the admin kubeconfig is not published at %s yet (waited %s); the host retries", name, timeout.Waited.Round(time.Second))
+	}
+	if err != nil {
+		return sdk.Kubeconfig{}, err
+	}
+	return sdk.Kubeconfig{Data: []byte(value)}, nil
+}
