@@ -1,0 +1,270 @@
+// Package fluxrun runs Flux's source-controller and kustomize-controller as
+// processes for tests, out of cluster, against the cluster of a kubeconfig
+// (usually an internal/sandbox). They watch the flux-system namespace only;
+// source-controller serves artifacts on a loopback port and advertises that
+// address, so kustomize-controller downloads them over loopback.
+//
+// The binaries are built from the Go module proxy by `make testbin` into
+// bin/flux/<Version>. Several instances run at once on free ports; the
+// processes stop when the test ends.
+package fluxrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Namespace is the namespace the controllers watch (RUNTIME_NAMESPACE).
+const Namespace = "flux-system"
+
+// RequeueDependency is how soon kustomize-controller re-checks a
+// Kustomization whose dependsOn is not Ready yet. Flux's default is 30s and
+// nothing watches the dependency, so every dependent waits that long; tests
+// want it short.
+const RequeueDependency = 2 * time.Second
+
+// startTimeout bounds Start when ctx has no earlier deadline.
+const startTimeout = 60 * time.Second
+
+// Controllers are a running source-controller and kustomize-controller.
+type Controllers struct {
+	// SourceURL is source-controller's artifact server,
+	// http://127.0.0.1:<port>; GitRepository artifacts' URLs point there.
+	SourceURL string
+	// LogDir holds source-controller.log and kustomize-controller.log.
+	LogDir string
+
+	procs []*process
+}
+
+// Start starts source-controller and kustomize-controller against the
+// cluster of kubeconfigPath, watching namespace flux-system (created if
+// missing), and returns once both report ready and the artifact server
+// answers. They stop on t.Cleanup; their logs go to files in t.TempDir()
+// and are printed when the test failed.
+func Start(ctx context.Context, t testing.TB, kubeconfigPath string) (*Controllers, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureNamespace(ctx, kubeconfigPath); err != nil {
+		return nil, err
+	}
+	c := &Controllers{LogDir: t.TempDir()}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stop flux controllers: %v", err)
+		}
+		if t.Failed() {
+			c.printLogs(t)
+		}
+	})
+	ports, err := freePorts(5)
+	if err != nil {
+		return nil, err
+	}
+	storage := fmt.Sprintf("127.0.0.1:%d", ports[4])
+	c.SourceURL = "http://" + storage
+	storagePath := filepath.Join(c.LogDir, "storage")
+	if err := os.Mkdir(storagePath, 0o700); err != nil { // source-controller wants it to exist
+		return nil, fmt.Errorf("artifact storage dir: %w", err)
+	}
+	sc := sourceArgs(ports[0], ports[1], storage, storagePath)
+	kc := kustomizeArgs(ports[2], ports[3])
+	for _, run := range []struct {
+		name string
+		args []string
+	}{{"source-controller", sc}, {"kustomize-controller", kc}} {
+		env, err := c.env(kubeconfigPath, run.name)
+		if err != nil {
+			return nil, err
+		}
+		p, err := startProcess(bin, c.LogDir, run.name, env, run.args)
+		if err != nil {
+			return nil, err
+		}
+		c.procs = append(c.procs, p)
+	}
+	health := []string{
+		fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[1]),
+		fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[3]),
+		c.SourceURL + "/",
+	}
+	if err := c.waitServing(ctx, health); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// sourceArgs are source-controller's out-of-cluster flags (see its main.go
+// and fluxcd/pkg/artifact/config, runtime/leaderelection, runtime/controller).
+func sourceArgs(metrics, health int, storage, storagePath string) []string {
+	return append(commonArgs(metrics, health),
+		"--storage-path="+storagePath,
+		"--storage-addr="+storage,
+		"--storage-adv-addr="+storage,
+		"--requeue-dependency="+RequeueDependency.String(),
+	)
+}
+
+// kustomizeArgs are kustomize-controller's out-of-cluster flags.
+func kustomizeArgs(metrics, health int) []string {
+	return append(commonArgs(metrics, health),
+		"--requeue-dependency="+RequeueDependency.String(),
+		"--no-remote-bases=true",
+	)
+}
+
+func commonArgs(metrics, health int) []string {
+	return []string{
+		"--watch-all-namespaces=false", // then RUNTIME_NAMESPACE is watched
+		"--enable-leader-election=false",
+		fmt.Sprintf("--metrics-addr=127.0.0.1:%d", metrics),
+		fmt.Sprintf("--health-addr=127.0.0.1:%d", health),
+		"--events-addr=", // no notification-controller: events go to the API only
+		"--log-encoding=console",
+		"--log-level=debug",
+	}
+}
+
+// env gives a controller the kubeconfig (both parse flags with pflag, which
+// does not see controller-runtime's Go-flag --kubeconfig, so KUBECONFIG is
+// the way in), the watched namespace, and a TMPDIR of its own:
+// kustomize-controller deletes "stale" work dirs in TMPDIR at start, which
+// would include those of another instance sharing /tmp.
+func (c *Controllers) env(kubeconfigPath, name string) ([]string, error) {
+	tmp := filepath.Join(c.LogDir, "tmp-"+name)
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("temp dir for %s: %w", name, err)
+	}
+	set := map[string]string{
+		"KUBECONFIG":        kubeconfigPath,
+		"RUNTIME_NAMESPACE": Namespace,
+		"TMPDIR":            tmp,
+		// Read as flag defaults; set ones must not leak in from the test's env.
+		"EVENTS_ADDR": "", "METRICS_ADDR": "", "STORAGE_PATH": "", "STORAGE_ADDRESS": "", "STORAGE_ADV_ADDR": "",
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ours := set[k]; !ours {
+			env = append(env, kv)
+		}
+	}
+	for k, v := range set {
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env, nil
+}
+
+// waitServing polls urls until each answers (any HTTP status for the
+// artifact server, 200 for the readyz endpoints) or a controller exits.
+func (c *Controllers) waitServing(ctx context.Context, urls []string) error {
+	client := &http.Client{Timeout: time.Second}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for _, u := range urls {
+		for {
+			if err := errors.Join(c.procs[0].exited(), c.procs[1].exited()); err != nil {
+				return err
+			}
+			if resp, err := client.Get(u); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK || !strings.HasSuffix(u, "/readyz") {
+					break
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("flux controllers not serving %s: %w (logs in %s)", u, ctx.Err(), c.LogDir)
+			case <-tick.C:
+			}
+		}
+	}
+	return nil
+}
+
+// Stop stops both controllers and waits for them to exit. It is safe to call
+// more than once; t.Cleanup calls it too.
+func (c *Controllers) Stop() error {
+	var errs []error
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		errs = append(errs, c.procs[i].stop())
+	}
+	return errors.Join(errs...)
+}
+
+// Pids returns the process IDs of the controllers, for leak checks.
+func (c *Controllers) Pids() []int {
+	var pids []int
+	for _, p := range c.procs {
+		pids = append(pids, p.cmd.Process.Pid)
+	}
+	return pids
+}
+
+func (c *Controllers) printLogs(t testing.TB) {
+	for _, p := range c.procs {
+		b, err := os.ReadFile(p.log)
+		if err != nil {
+			t.Logf("%s log: %v", p.name, err)
+			continue
+		}
+		t.Logf("---- %s log ----\n%s", p.name, b)
+	}
+}
+
+func ensureNamespace(ctx context.Context, kubeconfigPath string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfigPath)
+	if err != nil {
+		return fmt.Errorf("read kubeconfig %s: %w", kubeconfigPath, err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("client for kubeconfig %s: %w", kubeconfigPath, err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", Namespace, err)
+	}
+	return nil
+}
+
+// freePorts returns n distinct loopback ports that were free a moment ago.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free loopback port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
