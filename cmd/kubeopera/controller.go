@@ -12,6 +12,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ochestra-tech/kubeopera/host/controller"
+	"github.com/ochestra-tech/kubeopera/host/pipeline"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/credresolve"
 	"github.com/ochestra-tech/kubeopera/server/serve"
@@ -27,6 +29,10 @@ type controllerOptions struct {
 	retryWindow   time.Duration
 	pollInterval  time.Duration
 	kubeconfigArg string
+	chart         fluxinstall.Chart
+	chartCache    string
+	pullSecret    string
+	imageRegistry string
 }
 
 func newControllerCommand() *cobra.Command {
@@ -50,6 +56,11 @@ func newControllerCommand() *cobra.Command {
 	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "HostClusters reconciled at once")
 	cmd.Flags().DurationVar(&o.retryWindow, "access-retry-window", 5*time.Minute, "how long an unreachable cluster is retried before it is Failed")
 	cmd.Flags().DurationVar(&o.pollInterval, "poll-interval", 10*time.Second, "how often a provisioning operation is polled")
+	cmd.Flags().StringVar(&o.chart.RepoURL, "flux-chart-repo", "", "Helm repository of the Flux chart (default: the fluxcd-community repository)")
+	cmd.Flags().StringVar(&o.chart.Version, "flux-chart-version", "", "version of the flux2 chart (default: the version this release was tested with)")
+	cmd.Flags().StringVar(&o.chartCache, "chart-cache", "data/charts", "directory where Helm charts are cached")
+	cmd.Flags().StringVar(&o.pullSecret, "default-pull-secret", "", "Secret in kubeopera-system used for image pulls on clusters without registryPullSecretRef")
+	cmd.Flags().StringVar(&o.imageRegistry, "image-registry", "", "registry of the KubeOpera images the GitOps tree deploys (default ghcr.io/ochestra-tech)")
 	return cmd
 }
 
@@ -57,6 +68,8 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 	ctrl.SetLogger(zap.New(zap.UseDevMode(false)))
 	ctx := ctrl.SetupSignalHandler()
 	if o.kubeconfigArg != "" {
+		// Provider plugins inherit it: their terraform state lives on the
+		// management cluster too (KUBEOPERA_STATE_KUBECONFIG overrides).
 		os.Setenv("KUBECONFIG", o.kubeconfigArg)
 	}
 	cfg, err := ctrl.GetConfig()
@@ -87,7 +100,9 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 		return fmt.Errorf("controller manager: %w", err)
 	}
 	r := &controller.Reconciler{Providers: controller.HostProviders(host), Credentials: credresolve.Resolver{Store: st, Keyring: keys},
-		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval}
+		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval,
+		Pipeline: pipeline.New(pipeline.Options{Management: mgr.GetClient(), Chart: o.chart, ChartCache: o.chartCache,
+			DefaultPullSecret: o.pullSecret, ImageRegistry: o.imageRegistry, Version: version})}
 	if err := r.SetupWithManager(mgr, o.concurrency); err != nil {
 		return err
 	}

@@ -139,7 +139,11 @@ func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeco
 		return ctrl.Result{}, fmt.Errorf("pipeline: %w", err)
 	}
 	hc.Status.Phase, hc.Status.Message = phase, msg
-	if phase != v1.PhaseReady {
+	switch phase {
+	case v1.PhaseFailed: // terminal until the spec changes; the pipeline set its conditions
+		return ctrl.Result{}, nil
+	case v1.PhaseReady:
+	default:
 		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
 	}
 	setCondition(hc, v1.ConditionReady, metav1.ConditionTrue, "PipelineDone", msg)

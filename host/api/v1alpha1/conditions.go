@@ -10,6 +10,18 @@ const (
 	ConditionProvisioned = "Provisioned"
 	// ConditionFluxReady: Flux is installed and its controllers available.
 	ConditionFluxReady = "FluxReady"
+	// ConditionFluxInstalled: the Flux Helm release was installed or
+	// upgraded for this generation (its controllers may still be starting).
+	ConditionFluxInstalled = "FluxInstalled"
+	// ConditionGitOpsPushed: the cluster's GitOps tree is in its repository
+	// at status.gitOpsRevision.
+	ConditionGitOpsPushed = "GitOpsPushed"
+	// ConditionKubeOperaInstalled: Flux applied the tree's apps at the
+	// pushed revision.
+	ConditionKubeOperaInstalled = "KubeOperaInstalled"
+	// ConditionAdminCreated: the first admin account exists on the
+	// installed KubeOpera (False with reason Skipped when not asked for).
+	ConditionAdminCreated = "AdminCreated"
 	// ConditionReady: every step is done.
 	ConditionReady = "Ready"
 )

@@ -121,6 +121,9 @@ type HostClusterStatus struct {
 	KubeconfigSecret string `json:"kubeconfigSecret,omitempty"`
 	// +optional
 	FluxHealthy bool `json:"fluxHealthy,omitempty"`
+	// GitOpsRevision is the commit holding this cluster's GitOps tree.
+	// +optional
+	GitOpsRevision string `json:"gitOpsRevision,omitempty"`
 	// AdminPasswordSecretRef names the Secret with the first admin's password.
 	// +optional
 	AdminPasswordSecretRef string `json:"adminPasswordSecretRef,omitempty"`

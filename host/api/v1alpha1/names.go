@@ -15,3 +15,7 @@ func KubeconfigSecretName(clusterID string) string { return "hostcluster-" + clu
 // expires (RFC 3339): the controller refreshes it through the provider
 // before then, so later phases and the server's reads keep working.
 const KubeconfigExpiresAnnotation = "kubeopera.io/expires-at"
+
+// AdminPasswordSecretName is the Secret on the host cluster holding the
+// generated password of a cluster's first admin (key "password").
+func AdminPasswordSecretName(clusterID string) string { return "hostcluster-" + clusterID + "-admin-password" }

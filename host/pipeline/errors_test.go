@@ -1,0 +1,117 @@
+package pipeline
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
+	"github.com/ochestra-tech/kubeopera/internal/gitserver"
+)
+
+// runUntilSettled calls Run as the controller would until the cluster is
+// Ready or Failed.
+func runUntilSettled(t *testing.T, p *Pipeline, hc *v1.HostCluster, kubeconfig []byte, within time.Duration) (v1.Phase, string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		phase, msg, err := p.Run(context.Background(), hc, kubeconfig)
+		if err != nil {
+			t.Logf("%s: transient: %v", hc.Name, err)
+		}
+		hc.Status.Phase, hc.Status.Message = phase, msg
+		if phase == v1.PhaseReady || phase == v1.PhaseFailed {
+			t.Logf("%s: %s: %s", hc.Name, phase, msg)
+			return phase, msg
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still %s after %s: %s", hc.Name, phase, within, msg)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// Each way the pipeline can fail ends in Failed with a message that says
+// what went wrong and what to fix, and never a secret.
+func TestFailuresSayWhatToFix(t *testing.T) {
+	f := newFixture(t)
+	kc := f.target.Kubeconfig
+	// Flux is on the target already (each cluster below upgrades it).
+	if _, err := fluxinstall.Install(context.Background(), f.target.Config, fluxinstall.Options{
+		Chart: fluxinstall.Chart{RepoURL: f.chart.URL}, ReleaseName: FluxRelease}); err != nil {
+		t.Fatal(err)
+	}
+	f.startFlux(t)
+
+	t.Run("unreachable chart repository", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := "http://" + ln.Addr().String()
+		ln.Close()
+		phase, msg := runUntilSettled(t, f.pipeline(closed), f.hostCluster("nochart", "clusters/nochart", "git-creds"), kc, time.Minute)
+		if phase != v1.PhaseFailed || !strings.Contains(msg, closed) || !strings.Contains(msg, "unreachable") {
+			t.Errorf("%s: %q", phase, msg)
+		}
+	})
+
+	p := f.pipeline(f.chart.URL)
+	t.Run("wrong git credential", func(t *testing.T) {
+		phase, msg := runUntilSettled(t, p, f.hostCluster("badcred", "clusters/badcred", "git-wrong"), kc, 3*time.Minute)
+		if phase != v1.PhaseFailed || !strings.Contains(msg, "authentication") || strings.Contains(msg, "not-the-password") {
+			t.Errorf("%s: %q", phase, msg)
+		}
+	})
+
+	t.Run("rejected push", func(t *testing.T) {
+		guarded := gitserver.Start(t, gitserver.Options{Username: "kubeopera", Password: gitPassword})
+		hc := f.hostCluster("rejected", "clusters/rejected", "git-creds")
+		hc.Spec.GitOpsRepoURL = guarded.CreateRepo(t, "guarded")
+		guarded.RejectPushes("main is protected: open a merge request")
+		phase, msg := runUntilSettled(t, p, hc, kc, 3*time.Minute)
+		if phase != v1.PhaseFailed || !strings.Contains(msg, "rejected") || !strings.Contains(msg, "main is protected") {
+			t.Errorf("%s: %q", phase, msg)
+		}
+	})
+
+	t.Run("Flux cannot apply the tree", func(t *testing.T) {
+		// An admission policy on the target refuses this cluster's
+		// Deployments, as a customer's policy engine might.
+		denyDeployments(t, f, "broken", "Deployments of cluster broken are refused by policy")
+		phase, msg := runUntilSettled(t, p, f.hostCluster("broken", "clusters/broken", "git-creds"), kc, 4*time.Minute)
+		if phase != v1.PhaseFailed || !strings.Contains(msg, "Kustomization") || !strings.Contains(msg, "refused by policy") {
+			t.Errorf("%s: %q", phase, msg)
+		}
+	})
+}
+
+func denyDeployments(t *testing.T, f *fixture, clusterID, message string) {
+	t.Helper()
+	ctx := context.Background()
+	fail := admissionv1.Deny
+	policy := &admissionv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "deny-" + clusterID},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{FailurePolicy: (*admissionv1.FailurePolicyType)(nil),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+					Rule: admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}}},
+			Validations: []admissionv1.Validation{{
+				Expression: "!has(object.metadata.labels) || !('" + v1.ClusterIDLabel + "' in object.metadata.labels) || object.metadata.labels['" + v1.ClusterIDLabel + "'] != '" + clusterID + "'",
+				Message:    message}}}}
+	if err := f.targetC.Create(ctx, policy); err != nil {
+		t.Fatal(err)
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "deny-" + clusterID},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name,
+			ValidationActions: []admissionv1.ValidationAction{fail}}}
+	if err := f.targetC.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,187 @@
+// Package pipeline is the shared pipeline every onboarded cluster converges
+// on, connected or provisioned: install Flux with its Helm chart, generate
+// and push the cluster's GitOps tree, point Flux at it, wait until Flux has
+// applied KubeOpera, create the first admin. The controller calls Run on
+// every reconcile; each step records a condition on the HostCluster, so a
+// restarted controller resumes where the last one stopped and a finished
+// step is not redone until the spec changes.
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxsync"
+)
+
+// Options configure the pipeline.
+type Options struct {
+	// Management reaches the host cluster: the HostClusters' git and pull
+	// Secrets are read there and the admin password Secret written there.
+	Management client.Client
+	// Chart is the Flux Helm chart (fluxinstall's defaults when empty);
+	// ChartCache is where charts are cached.
+	Chart      fluxinstall.Chart
+	ChartCache string
+	// DefaultPullSecret names a Secret in the HostClusters' namespace used
+	// for image pulls when a cluster has no registryPullSecretRef ("" for
+	// none).
+	DefaultPullSecret string
+	// ImageRegistry and Version are the KubeOpera images the tree deploys
+	// (gitops' default registry; tag "latest" when empty).
+	ImageRegistry, Version string
+	// FluxTimeout bounds the wait for Flux's controllers (5 minutes);
+	// ApplyTimeout the wait for Flux to apply the tree (15 minutes).
+	FluxTimeout, ApplyTimeout time.Duration
+	// AdminURL is the base URL of the KubeOpera installed on a cluster
+	// (https://api.<domain> when nil).
+	AdminURL func(hc *v1.HostCluster) string
+	// HTTPClient calls the installed KubeOpera (http.DefaultClient when nil).
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+}
+
+// Pipeline runs the shared steps. It is safe for concurrent use.
+type Pipeline struct {
+	o      Options
+	scheme *runtime.Scheme
+}
+
+// New fills in o's defaults.
+func New(o Options) *Pipeline {
+	if o.FluxTimeout == 0 {
+		o.FluxTimeout = 5 * time.Minute
+	}
+	if o.ApplyTimeout == 0 {
+		o.ApplyTimeout = 15 * time.Minute
+	}
+	if o.AdminURL == nil {
+		o.AdminURL = func(hc *v1.HostCluster) string { return "https://api." + hc.Spec.Domain }
+	}
+	if o.Version == "" {
+		o.Version = "latest"
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = http.DefaultClient
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = fluxsync.AddToScheme(s)
+	return &Pipeline{o: o, scheme: s}
+}
+
+// target is one Run's connection to the cluster being onboarded.
+type target struct {
+	config    *rest.Config
+	client    client.Client
+	clientset kubernetes.Interface
+}
+
+// outcome is what a step observed: done, or the phase to report and why.
+type outcome struct {
+	done  bool
+	phase v1.Phase
+	msg   string
+}
+
+func waiting(phase v1.Phase, format string, args ...any) outcome {
+	return outcome{phase: phase, msg: fmt.Sprintf(format, args...)}
+}
+
+func failed(format string, args ...any) outcome {
+	return outcome{phase: v1.PhaseFailed, msg: fmt.Sprintf(format, args...)}
+}
+
+type step func(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error)
+
+// Run takes the cluster as far as it can go now and reports the phase it
+// reached: Ready, Failed with a message that says what to fix, or a phase
+// still in progress (the controller calls again). An error is transient.
+func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (v1.Phase, string, error) {
+	t, err := p.connect(kubeconfig)
+	if err != nil {
+		return v1.PhaseFailed, "kubeconfig: " + err.Error(), nil
+	}
+	for _, s := range []step{p.bootstrapFlux, p.pushTree, p.installKubeOpera, p.createAdmin} {
+		out, err := s(ctx, hc, t)
+		if err != nil || !out.done {
+			if out.phase == v1.PhaseFailed {
+				setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, "PipelineFailed", out.msg)
+			}
+			return out.phase, out.msg, err
+		}
+	}
+	return v1.PhaseReady, readyMessage(hc), nil
+}
+
+func (p *Pipeline) connect(kubeconfig []byte) (*target, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: p.scheme})
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &target{config: cfg, client: c, clientset: cs}, nil
+}
+
+// readyMessage sums up a finished pipeline for status.message.
+func readyMessage(hc *v1.HostCluster) string {
+	msg := "KubeOpera installed by Flux at " + short(hc.Status.GitOpsRevision)
+	if c := meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionAdminCreated); c != nil {
+		msg += "; " + c.Message
+	}
+	return msg
+}
+
+// doneFor reports whether condition typ is True for the current spec.
+func doneFor(hc *v1.HostCluster, typ string) bool {
+	c := meta.FindStatusCondition(hc.Status.Conditions, typ)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == hc.Generation
+}
+
+// since is how long condition typ has had its status (0 when absent).
+func since(hc *v1.HostCluster, typ string) time.Duration {
+	if c := meta.FindStatusCondition(hc.Status.Conditions, typ); c != nil {
+		return time.Since(c.LastTransitionTime.Time)
+	}
+	return 0
+}
+
+func setCondition(hc *v1.HostCluster, typ string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
+		Message: msg, ObservedGeneration: hc.Generation})
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func metaCondition(hc *v1.HostCluster, typ string) *metav1.Condition {
+	return meta.FindStatusCondition(hc.Status.Conditions, typ)
+}

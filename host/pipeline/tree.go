@@ -1,0 +1,120 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxsync"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/gitrepo"
+)
+
+// params is the GitOps tree of hc.
+func (p *Pipeline) params(hc *v1.HostCluster) gitops.Params {
+	return gitops.Params{ClusterID: hc.Name, ClusterName: hc.Name, Domain: hc.Spec.Domain, Path: hc.Spec.GitOpsPath,
+		ImageRegistry: p.o.ImageRegistry, Version: p.o.Version, PullSecret: p.pullSecret(hc),
+		AdminEmail: hc.Spec.AdminEmail, Provider: hc.Spec.Provider, FluxNamespace: fluxsync.Namespace}
+}
+
+// pushTree generates the cluster's GitOps tree and pushes it in one commit
+// naming the cluster, once per spec generation; an unchanged tree makes no
+// commit. The Secrets the tree refers to are created on the target first,
+// so nothing Flux applies waits on a missing Secret.
+func (p *Pipeline) pushTree(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+	if doneFor(hc, v1.ConditionGitOpsPushed) && hc.Status.GitOpsRevision != "" {
+		return outcome{done: true}, nil
+	}
+	if hc.Spec.GitOpsRepoURL == "" {
+		return failed("spec.gitOpsRepoURL is not set: KubeOpera pushes this cluster's GitOps tree to a git repository; " +
+			"set gitOpsRepoURL (and gitCredentialsSecretRef for a private one)"), nil
+	}
+	params := p.params(hc)
+	if err := params.Validate(); err != nil {
+		return failed("GitOps tree: %v", err), nil
+	}
+	tree, err := gitops.Generate(params)
+	if err != nil {
+		return failed("GitOps tree: %v", err), nil
+	}
+	var auth gitrepo.Auth
+	if ref := hc.Spec.GitCredentialsSecretRef; ref != "" {
+		s, out, err := p.hostSecret(ctx, hc, ref)
+		if s == nil {
+			return out, err
+		}
+		if auth, err = gitrepo.AuthFromSecret(s.Data); err != nil {
+			return failed("git credentials Secret %s: %v", ref, err), nil
+		}
+	}
+	if err := createTreeSecrets(ctx, t.client, hc, params); err != nil {
+		return outcome{phase: v1.PhaseGeneratingGitOpsTree}, err
+	}
+	res, err := gitrepo.Publish(ctx, auth, gitrepo.Push{URL: hc.Spec.GitOpsRepoURL, Path: hc.Spec.GitOpsPath, Files: tree,
+		Message: fmt.Sprintf("KubeOpera: GitOps tree of cluster %s", hc.Name)})
+	var gitErr *gitrepo.Error
+	switch {
+	case errors.As(err, &gitErr) && errors.Is(err, gitrepo.ErrUnreachable):
+		return waiting(v1.PhaseGeneratingGitOpsTree, "%v (retrying)", err), nil
+	case errors.As(err, &gitErr):
+		return failed("%v", err), nil
+	case err != nil:
+		return outcome{phase: v1.PhaseGeneratingGitOpsTree}, fmt.Errorf("push GitOps tree: %w", err)
+	}
+	hc.Status.GitOpsRevision = res.Commit
+	msg := fmt.Sprintf("tree unchanged at %s in %s", short(res.Commit), hc.Spec.GitOpsRepoURL)
+	if res.Changed {
+		msg = fmt.Sprintf("pushed %s to %s", short(res.Commit), hc.Spec.GitOpsRepoURL)
+	}
+	setCondition(hc, v1.ConditionGitOpsPushed, metav1.ConditionTrue, "Pushed", msg)
+	return outcome{done: true}, nil
+}
+
+// installKubeOpera points Flux at the pushed revision and waits until the
+// apps Kustomization is Ready at it. Flux's own failure message ends the
+// wait at once; ApplyTimeout ends it otherwise.
+func (p *Pipeline) installKubeOpera(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+	if doneFor(hc, v1.ConditionKubeOperaInstalled) {
+		return outcome{done: true}, nil
+	}
+	c := metaCondition(hc, v1.ConditionKubeOperaInstalled)
+	if c == nil || c.ObservedGeneration != hc.Generation || c.Reason != "Applying" {
+		sync := fluxsync.Sync{ClusterID: hc.Name, URL: hc.Spec.GitOpsRepoURL, Path: hc.Spec.GitOpsPath}
+		if hc.Spec.GitCredentialsSecretRef != "" {
+			sync.SecretName = gitSecretName(hc.Name)
+		}
+		if err := fluxsync.Apply(ctx, t.client, sync); err != nil {
+			return outcome{phase: v1.PhaseInstallingKubeOpera}, fmt.Errorf("point Flux at the tree: %w", err)
+		}
+		// Fetch now rather than at the next interval.
+		if err := fluxsync.RequestFetch(ctx, t.client, hc.Name); err != nil {
+			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+		}
+		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionFalse, "Applying",
+			"Flux is applying "+short(hc.Status.GitOpsRevision))
+	}
+	report, err := fluxsync.Check(ctx, t.client, hc.Name, hc.Status.GitOpsRevision)
+	switch {
+	case err != nil:
+		return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+	case report.Failed:
+		return failed("Flux could not apply the GitOps tree: %s", report.Message), nil
+	case report.Ready:
+		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionTrue, "Applied", report.Message)
+		return outcome{done: true}, nil
+	}
+	if report.InfrastructureReady {
+		// apps waits on infrastructure, and nothing tells it when that is
+		// Ready: ask now instead of after Flux's dependency requeue.
+		if err := fluxsync.RequestApply(ctx, t.client, hc.Name); err != nil {
+			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+		}
+	}
+	if waited := since(hc, v1.ConditionKubeOperaInstalled); waited > p.o.ApplyTimeout {
+		return failed("Flux has not applied %s after %s: %s", short(hc.Status.GitOpsRevision), waited.Round(1e9), report.Message), nil
+	}
+	return waiting(v1.PhaseInstallingKubeOpera, "%s", report.Message), nil
+}
