@@ -321,16 +321,25 @@ func (l Local) binary() (string, error) {
 	return p, nil
 }
 
-func (l Local) workspace(id string) (workspace, error) {
+// workspaceDir is the absolute workspace directory of run id.
+func (l Local) workspaceDir(id string) (string, error) {
 	if err := validateID(id); err != nil {
-		return workspace{}, err
+		return "", err
 	}
 	if l.Dir == "" {
-		return workspace{}, fmt.Errorf("local terraform executor: Dir is empty: set it to the root of the workspaces")
+		return "", fmt.Errorf("local terraform executor: Dir is empty: set it to the root of the workspaces")
 	}
 	dir, err := filepath.Abs(filepath.Join(l.Dir, id))
 	if err != nil {
-		return workspace{}, fmt.Errorf("workspace of %s: %w", id, err)
+		return "", fmt.Errorf("workspace of %s: %w", id, err)
+	}
+	return dir, nil
+}
+
+func (l Local) workspace(id string) (workspace, error) {
+	dir, err := l.workspaceDir(id)
+	if err != nil {
+		return workspace{}, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return workspace{}, fmt.Errorf("create workspace %s: %w", dir, err)
@@ -380,15 +389,9 @@ func (l Local) Status(ctx context.Context, id string, a Action) (Status, error) 
 }
 
 func (l Local) existingWorkspace(id string) (workspace, error) {
-	if err := validateID(id); err != nil {
-		return workspace{}, err
-	}
-	if l.Dir == "" {
-		return workspace{}, fmt.Errorf("local terraform executor: Dir is empty: set it to the root of the workspaces")
-	}
-	dir, err := filepath.Abs(filepath.Join(l.Dir, id))
+	dir, err := l.workspaceDir(id)
 	if err != nil {
-		return workspace{}, fmt.Errorf("workspace of %s: %w", id, err)
+		return workspace{}, err
 	}
 	if _, err := os.Stat(dir); err != nil {
 		return workspace{}, sdk.NotFound("no terraform run for cluster %q: %s does not exist", id, dir)

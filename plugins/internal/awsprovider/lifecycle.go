@@ -31,9 +31,6 @@ func (p *Provider) Destroy(ctx context.Context, req sdk.DestroyRequest) (sdk.Ope
 }
 
 func (p *Provider) start(ctx context.Context, action terraform.Action, id string, inputs map[string]string, creds sdk.Credentials) (sdk.Operation, error) {
-	if p.flavour == nil {
-		return sdk.Operation{}, p.unimplemented(string(action))
-	}
 	if err := sdk.InvalidInput(Validate(p.opts, inputs, creds)...); err != nil {
 		return sdk.Operation{}, err
 	}
@@ -104,14 +101,7 @@ func (p *Provider) module(id string, in map[string]string) (terraform.Module, er
 // Status reports the terraform run and then, for an apply, whatever the
 // flavour still waits for on the machines.
 func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.OperationStatus, error) {
-	if p.flavour == nil {
-		return sdk.OperationStatus{}, p.unimplemented("Status")
-	}
-	op, err := parseOperation(req.OperationID)
-	if err != nil {
-		return sdk.OperationStatus{}, err
-	}
-	exec, err := p.executor.get(ctx)
+	op, exec, err := p.resolve(ctx, req.OperationID)
 	if err != nil {
 		return sdk.OperationStatus{}, err
 	}
@@ -142,19 +132,12 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 // Kubeconfig builds the admin kubeconfig of a provisioned cluster from the
 // apply's outputs.
 func (p *Provider) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
-	if p.flavour == nil {
-		return sdk.Kubeconfig{}, p.unimplemented("Kubeconfig")
-	}
-	op, err := parseOperation(req.OperationID)
+	op, exec, err := p.resolve(ctx, req.OperationID)
 	if err != nil {
 		return sdk.Kubeconfig{}, err
 	}
 	if op.Action != terraform.Apply {
 		return sdk.Kubeconfig{}, sdk.FailedPrecondition("operation %s destroys a cluster: it has no kubeconfig", req.OperationID)
-	}
-	exec, err := p.executor.get(ctx)
-	if err != nil {
-		return sdk.Kubeconfig{}, err
 	}
 	outputs, err := exec.Outputs(ctx, op.ClusterID)
 	if err != nil {
@@ -165,6 +148,16 @@ func (p *Provider) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) (s
 		return sdk.Kubeconfig{}, err
 	}
 	return p.flavour.kubeconfig(ctx, cfg, op, outputs)
+}
+
+// resolve finds an operation's run and the executor that knows it.
+func (p *Provider) resolve(ctx context.Context, id string) (operation, terraform.Executor, error) {
+	op, err := parseOperation(id)
+	if err != nil {
+		return operation{}, nil, err
+	}
+	exec, err := p.executor.get(ctx)
+	return op, exec, err
 }
 
 // outputString reads a string output, naming it when missing.

@@ -1,7 +1,6 @@
 package awsprovider
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -57,7 +56,3 @@ func credentialEnv(c awsCredentials, region string) map[string]string {
 }
 
 type awsCredentials struct{ AccessKeyID, SecretAccessKey, SessionToken string }
-
-func describe(o operation) string {
-	return fmt.Sprintf("terraform %s of cluster %s", o.Action, o.ClusterID)
-}

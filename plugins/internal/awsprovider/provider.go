@@ -3,7 +3,6 @@ package awsprovider
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,24 +23,16 @@ type flavour interface {
 	kubeconfig(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error)
 }
 
-// Provider is one AWS provider plugin: Info and Validate from its options,
-// the lifecycle through the shared Terraform runner.
+// Provider is one AWS provider plugin (Vanilla or EKS): Info and Validate
+// from its options, the lifecycle through the shared Terraform runner.
 type Provider struct {
 	opts     Options
 	flavour  flavour
 	executor executors
 }
 
-// New returns the provider described by o; its lifecycle calls need a
-// flavour (Vanilla or EKS).
-func New(o Options) *Provider { return &Provider{opts: o} }
-
 // GetInfo describes the provider.
 func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
-	caps := []sdk.Capability{sdk.CapValidate}
-	if p.flavour != nil {
-		caps = append(caps, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy)
-	}
 	return sdk.Info{
 		Name:          p.opts.Name,
 		DisplayName:   p.opts.DisplayName,
@@ -50,7 +41,8 @@ func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 		Availability:  sdk.Available,
 		PluginVersion: p.opts.Version,
 		Schema:        Schema(p.opts),
-		Capabilities:  caps,
+		Capabilities: []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus,
+			sdk.CapKubeconfig, sdk.CapDestroy},
 	}, nil
 }
 
@@ -78,10 +70,3 @@ func verifyCredentials() bool {
 	return os.Getenv("KUBEOPERA_AWS_VERIFY_CREDENTIALS") == "1" ||
 		os.Getenv("AWS_ENDPOINT_URL_STS") != "" || os.Getenv("AWS_ENDPOINT_URL") != ""
 }
-
-func (p *Provider) unimplemented(call string) error {
-	return sdk.Unimplemented("%s: %s is not implemented in this plugin", p.opts.Name, call)
-}
-
-// isNotFound reports whether err is an sdk NotFound error.
-func isNotFound(err error) bool { return errors.Is(err, sdk.ErrNotFound) }

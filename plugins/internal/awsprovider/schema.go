@@ -1,6 +1,8 @@
-// Package awsprovider holds what the AWS provider plugins (aws-vanilla and
-// aws-eks) share: their input schema, input and credential validation, and
-// the lifecycle calls that are not implemented yet.
+// Package awsprovider is the AWS provider plugins (aws-vanilla and
+// aws-eks): their input schema, input and credential validation, and the
+// lifecycle, which runs each plugin's Terraform modules through
+// sdk/terraform and reads the result from SSM (vanilla) or builds a token
+// kubeconfig (EKS).
 package awsprovider
 
 import (
