@@ -9,9 +9,11 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxsync"
 	"github.com/ochestra-tech/kubeopera/internal/gitserver"
 )
 
@@ -81,6 +83,16 @@ func TestFailuresSayWhatToFix(t *testing.T) {
 		}
 	})
 
+	t.Run("no admin asked for", func(t *testing.T) {
+		hc := f.hostCluster("noadmin", "clusters/noadmin", "git-creds")
+		hc.Spec.AdminEmail, hc.Spec.AdminUsername = "", ""
+		phase, msg := runUntilSettled(t, p, hc, kc, 3*time.Minute)
+		if phase != v1.PhaseReady || !strings.Contains(msg, "first admin not created: set adminEmail and adminUsername") ||
+			hc.Status.AdminPasswordSecretRef != "" || len(f.installed.adminCalls()) != 0 {
+			t.Errorf("%s: %q (password ref %q)", phase, msg, hc.Status.AdminPasswordSecretRef)
+		}
+	})
+
 	t.Run("Flux cannot apply the tree", func(t *testing.T) {
 		// An admission policy on the target refuses this cluster's
 		// Deployments, as a customer's policy engine might.
@@ -90,6 +102,34 @@ func TestFailuresSayWhatToFix(t *testing.T) {
 			t.Errorf("%s: %q", phase, msg)
 		}
 	})
+}
+
+// Last, since it leaves Flux broken: a Flux controller that cannot run
+// fails the cluster after FluxTimeout, naming the controller and why.
+func TestFluxThatNeverBecomesAvailableFailsNamingTheController(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p := f.pipeline(f.chart.URL)
+	p.o.FluxTimeout = 3 * time.Second
+	hc := f.hostCluster("noflux", "clusters/noflux", "git-creds")
+	if _, _, err := p.Run(ctx, hc, f.target.Kubeconfig); err != nil { // installs the chart
+		t.Fatal(err)
+	}
+	for _, n := range []string{"w1", "w2"} { // no node takes a new pod
+		patch := []byte(`{"spec":{"unschedulable":true}}`)
+		if _, err := f.target.Client.CoreV1().Nodes().Patch(ctx, n, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := f.target.Client.CoreV1().Pods(fluxsync.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: "app=source-controller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase, msg := runUntilSettled(t, p, hc, f.target.Kubeconfig, time.Minute)
+	if phase != v1.PhaseFailed || !strings.Contains(msg, "source-controller") || !strings.Contains(msg, "unschedulable") {
+		t.Errorf("%s: %q", phase, msg)
+	}
 }
 
 func denyDeployments(t *testing.T, f *fixture, clusterID, message string) {

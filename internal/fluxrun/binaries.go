@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 )
 
 // Version is the version of both Flux controllers; it matches the
@@ -29,7 +31,10 @@ const binDirEnv = "KUBEOPERA_FLUX_BIN_DIR"
 func BinDir() (string, error) {
 	dir := os.Getenv(binDirEnv)
 	if dir == "" {
-		root, err := repoRoot()
+		root, err := childproc.RepoRoot()
+		if errors.Is(err, childproc.ErrNotInRepo) {
+			return "", fmt.Errorf("%w: set %s to the directory of the Flux controller binaries", err, binDirEnv)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -46,27 +51,6 @@ func BinDir() (string, error) {
 			dir, strings.Join(missing, ", "), binDirEnv)
 	}
 	return dir, nil
-}
-
-// repoRoot walks up from the working directory to the KubeOpera go.mod.
-// (internal/sandbox has the same walk, unexported; a shared export would
-// touch a package this one does not own.)
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.HasPrefix(string(b), "module github.com/ochestra-tech/kubeopera\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the KubeOpera repository: set " + binDirEnv + " to the directory of the Flux controller binaries")
-		}
-		dir = parent
-	}
 }
 
 // CRDDirs returns the CRD directories (config/crd/bases) of source-controller

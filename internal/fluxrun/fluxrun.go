@@ -26,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 )
 
 // Namespace is the namespace the controllers watch (RUNTIME_NAMESPACE).
@@ -40,6 +42,10 @@ const RequeueDependency = 2 * time.Second
 // startTimeout bounds Start when ctx has no earlier deadline.
 const startTimeout = 60 * time.Second
 
+// stopGrace is how long a controller gets to exit on SIGTERM before it is
+// killed; the controllers drain their queues on SIGTERM.
+const stopGrace = 10 * time.Second
+
 // Controllers are a running source-controller and kustomize-controller.
 type Controllers struct {
 	// SourceURL is source-controller's artifact server,
@@ -48,7 +54,7 @@ type Controllers struct {
 	// LogDir holds source-controller.log and kustomize-controller.log.
 	LogDir string
 
-	procs []*process
+	procs []*childproc.Process
 }
 
 // Start starts source-controller and kustomize-controller against the
@@ -96,7 +102,7 @@ func Start(ctx context.Context, t testing.TB, kubeconfigPath string) (*Controlle
 		if err != nil {
 			return nil, err
 		}
-		p, err := startProcess(bin, c.LogDir, run.name, env, run.args)
+		p, err := childproc.Start(filepath.Join(bin, run.name), filepath.Join(c.LogDir, run.name+".log"), env, run.args)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +190,7 @@ func (c *Controllers) waitServing(ctx context.Context, urls []string) error {
 	defer tick.Stop()
 	for _, u := range urls {
 		for {
-			if err := errors.Join(c.procs[0].exited(), c.procs[1].exited()); err != nil {
+			if err := errors.Join(c.procs[0].Exited(), c.procs[1].Exited()); err != nil {
 				return err
 			}
 			if resp, err := client.Get(u); err == nil {
@@ -208,7 +214,7 @@ func (c *Controllers) waitServing(ctx context.Context, urls []string) error {
 func (c *Controllers) Stop() error {
 	var errs []error
 	for i := len(c.procs) - 1; i >= 0; i-- {
-		errs = append(errs, c.procs[i].stop())
+		errs = append(errs, c.procs[i].Stop(stopGrace))
 	}
 	return errors.Join(errs...)
 }
@@ -217,19 +223,19 @@ func (c *Controllers) Stop() error {
 func (c *Controllers) Pids() []int {
 	var pids []int
 	for _, p := range c.procs {
-		pids = append(pids, p.cmd.Process.Pid)
+		pids = append(pids, p.PID())
 	}
 	return pids
 }
 
 func (c *Controllers) printLogs(t testing.TB) {
 	for _, p := range c.procs {
-		b, err := os.ReadFile(p.log)
+		b, err := os.ReadFile(p.LogFile())
 		if err != nil {
-			t.Logf("%s log: %v", p.name, err)
+			t.Logf("%s log: %v", p.Name(), err)
 			continue
 		}
-		t.Logf("---- %s log ----\n%s", p.name, b)
+		t.Logf("---- %s log ----\n%s", p.Name(), b)
 	}
 }
 

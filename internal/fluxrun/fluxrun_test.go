@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 )
 
@@ -37,7 +38,7 @@ func run(m *testing.M) int {
 }
 
 func TestVersionIsTheOnePinnedInBothModules(t *testing.T) {
-	root, err := repoRoot()
+	root, err := childproc.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 )
 
 // KubernetesVersion is the version of the sandbox's control-plane binaries;
@@ -23,7 +25,10 @@ var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "ku
 func BinDir() (string, error) {
 	dir := os.Getenv("KUBEOPERA_TESTBIN_DIR")
 	if dir == "" {
-		root, err := repoRoot()
+		root, err := childproc.RepoRoot()
+		if errors.Is(err, childproc.ErrNotInRepo) {
+			return "", fmt.Errorf("%w: set KUBEOPERA_TESTBIN_DIR to the directory of the sandbox binaries", err)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -40,23 +45,4 @@ func BinDir() (string, error) {
 			dir, strings.Join(missing, ", "))
 	}
 	return dir, nil
-}
-
-// repoRoot walks up from the working directory to the KubeOpera go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.HasPrefix(string(b), "module github.com/ochestra-tech/kubeopera\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the KubeOpera repository: set KUBEOPERA_TESTBIN_DIR to the directory of the sandbox binaries")
-		}
-		dir = parent
-	}
 }

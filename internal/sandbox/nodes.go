@@ -99,7 +99,7 @@ func (s *Sandbox) AddNode(ctx context.Context, n Node) error {
 func (s *Sandbox) waitReady(ctx context.Context, name string) error {
 	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, p := range s.procs {
-			if err := p.exited(); err != nil {
+			if err := p.Exited(); err != nil {
 				return false, err
 			}
 		}

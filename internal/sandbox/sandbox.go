@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 )
 
 // Options say what a sandbox runs.
@@ -49,7 +51,7 @@ type Sandbox struct {
 
 	env   *envtest.Environment
 	dir   string
-	procs []*process
+	procs []*childproc.Process
 }
 
 // Start starts a sandbox. On failure everything started so far is stopped.
@@ -113,12 +115,16 @@ func (s *Sandbox) writeAdminKubeconfig() error {
 	return err
 }
 
+// stopGrace is how long a process the sandbox started gets to exit on
+// SIGTERM before it is killed.
+const stopGrace = 5 * time.Second
+
 // Stop stops every process of the sandbox and removes its files. It is safe
 // to call more than once.
 func (s *Sandbox) Stop() error {
 	var errs []error
 	for i := len(s.procs) - 1; i >= 0; i-- {
-		errs = append(errs, s.procs[i].stop())
+		errs = append(errs, s.procs[i].Stop(stopGrace))
 	}
 	s.procs = nil
 	if s.env != nil {

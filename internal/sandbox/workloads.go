@@ -8,6 +8,8 @@ import (
 
 	nodestages "sigs.k8s.io/kwok/kustomize/stage/node/fast"
 	podstages "sigs.k8s.io/kwok/kustomize/stage/pod/fast"
+
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 )
 
 // kwokAnnotation marks the nodes kwok manages: it makes them Ready, renews
@@ -39,4 +41,15 @@ func (s *Sandbox) startWorkloadControllers(bin string) error {
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector="+kwokAnnotation+"=fake",
 		"--cidr=10.244.0.0/16")
 	return err
+}
+
+// startProcess starts binary name from bin with its output in the sandbox
+// directory, and tracks it for Stop and for waitReady's exit check.
+func (s *Sandbox) startProcess(bin, name string, args ...string) (*childproc.Process, error) {
+	p, err := childproc.Start(filepath.Join(bin, name), filepath.Join(s.dir, name+".log"), nil, args)
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, p)
+	return p, nil
 }

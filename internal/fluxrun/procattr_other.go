@@ -1,7 +1,0 @@
-//go:build !linux
-
-package fluxrun
-
-import "os/exec"
-
-func setParentDeathSignal(*exec.Cmd) {}
