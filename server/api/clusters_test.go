@@ -73,12 +73,13 @@ func TestConnectValidatesThenHandsOverAndSyncsOnRead(t *testing.T) {
 	bad := []struct {
 		name, body, field, says string
 	}{
-		{"yaml error names its line", `{"name":"a","provider":"aws","kubeconfig":"apiVersion: v1\nkind: Config\nclusters: [\n  - x: y\n  z"}`, "kubeconfig", "line"},
-		{"empty kubeconfig", `{"name":"a","provider":"aws","kubeconfig":""}`, "kubeconfig", "empty"},
-		{"exec plugin refused", `{"name":"a","provider":"aws","kubeconfig":` + jsonString(strings.Replace(goodKubeconfig,
+		{"yaml error names its line", `{"domain":"apps.example.com","gitOpsRepoURL":"https://git.example.com/fleet.git","name":"a","provider":"aws","kubeconfig":"apiVersion: v1\nkind: Config\nclusters: [\n  - x: y\n  z"}`, "kubeconfig", "line"},
+		{"empty kubeconfig", `{"domain":"apps.example.com","gitOpsRepoURL":"https://git.example.com/fleet.git","name":"a","provider":"aws","kubeconfig":""}`, "kubeconfig", "empty"},
+		{"exec plugin refused", `{"domain":"apps.example.com","gitOpsRepoURL":"https://git.example.com/fleet.git","name":"a","provider":"aws","kubeconfig":` + jsonString(strings.Replace(goodKubeconfig,
 			"    token: sekret-token-value-123456\n", "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: aws\n", 1)) + `}`, "kubeconfig", "exec plugin"},
-		{"bad name", `{"name":"Prod_1","provider":"aws","kubeconfig":` + jsonString(goodKubeconfig) + `}`, "name", "DNS label"},
-		{"unknown provider", `{"name":"a","provider":"ibm","kubeconfig":` + jsonString(goodKubeconfig) + `}`, "provider", "one of"},
+		{"bad name", `{"domain":"apps.example.com","gitOpsRepoURL":"https://git.example.com/fleet.git","name":"Prod_1","provider":"aws","kubeconfig":` + jsonString(goodKubeconfig) + `}`, "name", "DNS label"},
+		{"connect needs the GitOps repository", `{"domain":"apps.example.com","name":"a","provider":"aws","kubeconfig":` + jsonString(goodKubeconfig) + `}`, "gitOpsRepoURL", "URL of the repository"},
+		{"unknown provider", `{"domain":"apps.example.com","gitOpsRepoURL":"https://git.example.com/fleet.git","name":"a","provider":"ibm","kubeconfig":` + jsonString(goodKubeconfig) + `}`, "provider", "one of"},
 	}
 	for _, b := range bad {
 		t.Run(b.name, func(t *testing.T) {
@@ -94,7 +95,7 @@ func TestConnectValidatesThenHandsOverAndSyncsOnRead(t *testing.T) {
 	}
 
 	code, body := e.do(http.MethodPost, "/api/v1/clusters/connect", e.admin,
-		map[string]string{"name": "prod", "provider": "aws", "region": "eu-north-1", "kubeconfig": goodKubeconfig})
+		map[string]string{"domain": "apps.example.com", "gitOpsRepoURL": "https://git.example.com/fleet.git", "name": "prod", "provider": "aws", "region": "eu-north-1", "kubeconfig": goodKubeconfig})
 	mustStatus(t, "connect", code, body, 202)
 	row := decode[store.Cluster](t, body)
 	if row.Status != "Pending" || row.Source != store.SourceConnectedExisting || row.IsHost {
@@ -106,7 +107,7 @@ func TestConnectValidatesThenHandsOverAndSyncsOnRead(t *testing.T) {
 	}
 
 	code, body = e.do(http.MethodPost, "/api/v1/clusters/connect", e.admin,
-		map[string]string{"name": "prod", "provider": "aws", "kubeconfig": goodKubeconfig})
+		map[string]string{"domain": "apps.example.com", "gitOpsRepoURL": "https://git.example.com/fleet.git", "name": "prod", "provider": "aws", "kubeconfig": goodKubeconfig})
 	if code != 409 || !strings.Contains(string(body), `a cluster named \"prod\" already exists`) {
 		t.Errorf("duplicate name: %d %s", code, body)
 	}
@@ -154,6 +155,10 @@ func TestConnectByUploadedFile(t *testing.T) {
 	w := multipart.NewWriter(&buf)
 	_ = w.WriteField("name", "uploaded")
 	_ = w.WriteField("provider", "other")
+	_ = w.WriteField("domain", "apps.example.com")
+	_ = w.WriteField("gitOpsRepoURL", "https://git.example.com/fleet.git")
+	_ = w.WriteField("adminEmail", "ops@example.com")
+	_ = w.WriteField("adminUsername", "opsadmin")
 	fw, _ := w.CreateFormFile("kubeconfig", "config")
 	_, _ = fw.Write([]byte(goodKubeconfig))
 	w.Close()
@@ -162,12 +167,24 @@ func TestConnectByUploadedFile(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+e.admin)
 	code, body := e.send(req)
 	mustStatus(t, "upload", code, body, 202)
+	// The form's pipeline fields reach the HostCluster.
+	row := decode[store.Cluster](t, body)
+	hc, err := dynamic.NewForConfigOrDie(e.sb.Config).Resource(hostclusters.GVR).Namespace(hostclusters.Namespace).Get(context.Background(), row.ID, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for field, want := range map[string]string{"domain": "apps.example.com", "gitOpsRepoURL": "https://git.example.com/fleet.git",
+		"adminUsername": "opsadmin"} {
+		if got, _, _ := unstructured.NestedString(hc.Object, "spec", field); got != want {
+			t.Errorf("HostCluster spec.%s = %q, want %q", field, got, want)
+		}
+	}
 }
 
 func TestConnectWithoutManagementClusterCreatesNothing(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	code, body := e.do(http.MethodPost, "/api/v1/clusters/connect", e.admin,
-		map[string]string{"name": "prod", "provider": "aws", "kubeconfig": goodKubeconfig})
+		map[string]string{"domain": "apps.example.com", "gitOpsRepoURL": "https://git.example.com/fleet.git", "name": "prod", "provider": "aws", "kubeconfig": goodKubeconfig})
 	if code != 503 || !strings.Contains(string(body), "no management cluster configured") {
 		t.Fatalf("status %d: %s", code, body)
 	}

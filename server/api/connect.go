@@ -20,6 +20,7 @@ type connectRequest struct {
 	Provider   string `json:"provider" form:"provider"`
 	Region     string `json:"region" form:"region"`
 	Kubeconfig string `json:"kubeconfig" form:"kubeconfig"`
+	pipelineRequest
 }
 
 func (s *server) connectCluster(c *fiber.Ctx) error {
@@ -27,7 +28,8 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := collect(checkName("name", req.Name), checkCloud("provider", req.Provider), checkRegion("region", req.Region)); err != nil {
+	checks := []*FieldProblem{checkName("name", req.Name), checkCloud("provider", req.Provider), checkRegion("region", req.Region)}
+	if err := collect(append(checks, req.checks()...)...); err != nil {
 		return err
 	}
 	sum, err := kubeconfig.Validate([]byte(req.Kubeconfig), maxKubeconfigBytes)
@@ -42,8 +44,10 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 	}
 	row := &store.Cluster{Name: req.Name, Provider: req.Provider, Region: req.Region,
 		Source: store.SourceConnectedExisting, Status: "Pending", Message: "waiting for the controller to validate access"}
-	return s.createAndHandOver(c, row, hostclusters.Spec{Mode: hostclusters.ConnectExisting,
-		Provider: req.Provider, Region: req.Region, Kubeconfig: []byte(req.Kubeconfig)})
+	spec := hostclusters.Spec{Mode: hostclusters.ConnectExisting, Provider: req.Provider, Region: req.Region,
+		Kubeconfig: []byte(req.Kubeconfig)}
+	req.apply(&spec)
+	return s.createAndHandOver(c, row, spec)
 }
 
 // createAndHandOver inserts the row, creates its HostCluster and answers

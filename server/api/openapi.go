@@ -113,11 +113,10 @@ var schemas = map[string]any{
 		"score": "number", "badge": "string", "nodesReady": "integer", "nodesTotal": "integer", "cpuPercent": "number",
 		"memoryPercent": "number", "monthlyCost": "number", "unpricedNodes": "integer"}),
 	"ClusterList": obj(map[string]string{"items": "[]Cluster", "hostRegistered": "boolean"}),
-	"ConnectRequest": obj(map[string]string{"name": "string", "provider": "string", "region": "string", "kubeconfig": "string"},
-		"name", "provider", "kubeconfig"),
-	"ProvisionRequest": obj(map[string]string{"name": "string", "provider": "string", "topology": "string", "inputs": "map",
-		"domain": "string", "gitOpsRepoURL": "string", "gitOpsPath": "string", "gitCredentialsSecretRef": "string",
-		"adminEmail": "string", "adminUsername": "string"}, "name", "provider", "inputs", "domain", "gitOpsRepoURL"),
+	"ConnectRequest": obj(withPipeline(map[string]string{"name": "string", "provider": "string", "region": "string",
+		"kubeconfig": "string"}), "name", "provider", "kubeconfig", "domain", "gitOpsRepoURL"),
+	"ProvisionRequest": obj(withPipeline(map[string]string{"name": "string", "provider": "string", "topology": "string",
+		"inputs": "map"}), "name", "provider", "inputs", "domain", "gitOpsRepoURL"),
 	"SetupStatus":         obj(map[string]string{"adminExists": "boolean"}, "adminExists"),
 	"SetupAdminRequest":   obj(map[string]string{"email": "string", "username": "string", "password": "string"}, "email", "username", "password"),
 	"SetupAdmin":          obj(map[string]string{"id": "string", "email": "string", "username": "string", "createdAt": "string"}),
@@ -137,4 +136,14 @@ var schemas = map[string]any{
 func (s *server) serveOpenAPI(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(openAPIDoc)
+}
+
+// withPipeline adds the fields of pipelineRequest, which connect and
+// provision share.
+func withPipeline(fields map[string]string) map[string]string {
+	for _, f := range []string{"domain", "gitOpsRepoURL", "gitOpsPath", "gitCredentialsSecretRef", "registryPullSecretRef",
+		"adminEmail", "adminUsername"} {
+		fields[f] = "string"
+	}
+	return fields
 }

@@ -43,7 +43,7 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 	dead.Stop()
 
 	connect := func(name, kc string) store.Cluster {
-		code, body := e.do(http.MethodPost, "/api/v1/clusters/connect", e.admin, map[string]string{"name": name, "provider": "aws", "kubeconfig": kc})
+		code, body := e.do(http.MethodPost, "/api/v1/clusters/connect", e.admin, map[string]string{"domain": "apps.example.com", "gitOpsRepoURL": "https://git.example.com/fleet.git", "name": name, "provider": "aws", "kubeconfig": kc})
 		mustStatus(t, "connect "+name, code, body, 202)
 		return decode[store.Cluster](t, body)
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"regexp"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -16,16 +15,11 @@ import (
 // (region, sizes, kubernetesVersion, credentialRef, ...), checked against
 // its schema and its Validate.
 type provisionRequest struct {
-	Name                    string            `json:"name"`
-	Provider                string            `json:"provider"`
-	Topology                string            `json:"topology"`
-	Inputs                  map[string]string `json:"inputs"`
-	Domain                  string            `json:"domain"`
-	GitOpsRepoURL           string            `json:"gitOpsRepoURL"`
-	GitOpsPath              string            `json:"gitOpsPath"`
-	GitCredentialsSecretRef string            `json:"gitCredentialsSecretRef"`
-	AdminEmail              string            `json:"adminEmail"`
-	AdminUsername           string            `json:"adminUsername"`
+	Name     string            `json:"name"`
+	Provider string            `json:"provider"`
+	Topology string            `json:"topology"`
+	Inputs   map[string]string `json:"inputs"`
+	pipelineRequest
 }
 
 // provisioningFlows maps the plugins this server can drive to the cluster
@@ -38,27 +32,8 @@ var provisioningFlows = map[string]struct {
 	"aws-eks":     {store.SourceProvisionedEKS, hostclusters.ProvisionEKS},
 }
 
-var (
-	domainRE = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$`)
-	gitURLRE = regexp.MustCompile(`^(https://|ssh://|git@)[^\s]+$`)
-	emailRE  = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-)
-
 func (r provisionRequest) check() error {
-	checks := []*FieldProblem{checkName("name", r.Name)}
-	if !domainRE.MatchString(r.Domain) {
-		checks = append(checks, &FieldProblem{"domain", "must be a DNS name such as apps.example.com: KubeOpera's services are published under it"})
-	}
-	if !gitURLRE.MatchString(r.GitOpsRepoURL) {
-		checks = append(checks, &FieldProblem{"gitOpsRepoURL", "must be an https:// or ssh:// (or git@) URL of the repository the GitOps tree is pushed to"})
-	}
-	if r.AdminEmail != "" && !emailRE.MatchString(r.AdminEmail) {
-		checks = append(checks, &FieldProblem{"adminEmail", "is not an email address"})
-	}
-	if (r.AdminEmail == "") != (r.AdminUsername == "") {
-		checks = append(checks, &FieldProblem{"adminUsername", "set both adminEmail and adminUsername to create the first admin, or neither"})
-	}
-	return collect(checks...)
+	return collect(append([]*FieldProblem{checkName("name", r.Name)}, r.checks()...)...)
 }
 
 func (s *server) provisionCluster(c *fiber.Ctx) error {
@@ -101,10 +76,10 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if credRef != "" {
 		row.CredentialID = &credRef
 	}
-	return s.createAndHandOver(c, row, hostclusters.Spec{Mode: flow.mode, Provider: info.Cloud, Region: inputs["region"],
-		Plugin: r.Provider, Topology: r.Topology, Inputs: inputs, CredentialRef: credRef,
-		GitOpsRepoURL: r.GitOpsRepoURL, GitOpsPath: r.GitOpsPath, GitCredentialsSecretRef: r.GitCredentialsSecretRef,
-		Domain: r.Domain, AdminEmail: r.AdminEmail, AdminUsername: r.AdminUsername})
+	spec := hostclusters.Spec{Mode: flow.mode, Provider: info.Cloud, Region: inputs["region"],
+		Plugin: r.Provider, Topology: r.Topology, Inputs: inputs, CredentialRef: credRef}
+	r.apply(&spec)
+	return s.createAndHandOver(c, row, spec)
 }
 
 // provider finds a plugin and its Info, as a 400 on the provider field when

@@ -79,7 +79,7 @@ func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if c := call("POST", "/api/v1/clusters/connect", map[string]string{"name": "target", "provider": "other", "kubeconfig": kc}); c != 202 {
+	if c := call("POST", "/api/v1/clusters/connect", map[string]string{"domain": "apps.example.com", "gitOpsRepoURL": "https://git.example.com/fleet.git", "name": "target", "provider": "other", "kubeconfig": kc}); c != 202 {
 		t.Errorf("connect: %d", c)
 	}
 	if c := call("POST", "/api/v1/credentials", map[string]string{"label": "aws", "kind": "access_key",
