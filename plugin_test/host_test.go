@@ -93,9 +93,10 @@ func TestLifecycleThroughHost(t *testing.T) {
 	if len(fields) != 1 || fields[0].Field != "inputs.controlPlaneCount" || !strings.Contains(fields[0].Message, "quorum") {
 		t.Errorf("Validate(controlPlaneCount=2) = %v, want one field error about etcd quorum", err)
 	}
+	// Provision checks its inputs before anything runs (aws_test.go runs it).
 	_, err = vanilla.Provision(ctxTimeout(t, 10*time.Second), sdk.ProvisionRequest{ClusterID: "c1"})
-	if !errors.Is(err, sdk.ErrUnimplemented) {
-		t.Errorf("aws-vanilla Provision = %v, want Unimplemented until provisioning lands", err)
+	if fields := sdk.FieldErrors(err); len(fields) != 2 || fields[0].Field != "inputs.region" {
+		t.Errorf("aws-vanilla Provision without inputs = %v, want field errors on region and credentialRef", err)
 	}
 	if _, err := h.Provider("nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("Provider(nope) = %v, want an error naming it", err)

@@ -252,6 +252,26 @@ func ensureNamespace(ctx context.Context, kubeconfigPath string) error {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s: %w", Namespace, err)
 	}
+	return waitServed(ctx, cs)
+}
+
+// waitServed waits until discovery serves the Flux APIs: the controllers
+// exit at start when a CRD a moment old is not served yet (as right after
+// a Helm install).
+func waitServed(ctx context.Context, cs kubernetes.Interface) error {
+	for _, gv := range []string{"source.toolkit.fluxcd.io/v1", "kustomize.toolkit.fluxcd.io/v1"} {
+		for {
+			_, err := cs.Discovery().ServerResourcesForGroupVersion(gv)
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("the API server does not serve %s (install the Flux CRDs first): %w", gv, err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 	return nil
 }
 
