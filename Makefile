@@ -72,6 +72,8 @@ bench: testbin
 	$(GO) test -run '^$$' -bench FanOut100 -benchtime 20x ./server/federation/
 	$(GO) test -run '^$$' -bench Start -benchtime 5x ./internal/sandbox/
 	$(GO) test -run '^$$' -bench Connect500 -benchtime 1x ./host/controller/
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./host/pipeline/gitrepo/ ./host/pipeline/fluxsync/ ./host/pipeline/fluxinstall/
+	$(GO) test -run '^$$' -bench Generate ./host/pipeline/gitops/
 
 # Run the product on its embedded defaults: the REST API on SQLite in ./data,
 # listening on 127.0.0.1:8080, with the plugins in bin/plugins.
