@@ -255,24 +255,51 @@ func ensureNamespace(ctx context.Context, kubeconfigPath string) error {
 	return waitServed(ctx, cs)
 }
 
-// waitServed waits until discovery serves the Flux APIs: the controllers
-// exit at start when a CRD a moment old is not served yet (as right after
-// a Helm install).
+// servedKinds are the kinds the two controllers watch, by group version.
+var servedKinds = map[string][]string{
+	"source.toolkit.fluxcd.io/v1":    {"GitRepository", "HelmRepository", "HelmChart", "Bucket", "OCIRepository"},
+	"kustomize.toolkit.fluxcd.io/v1": {"Kustomization"},
+}
+
+// waitServed waits until the API server's (aggregated) discovery lists
+// every kind the controllers watch: they exit at start on a kind that is
+// not served yet, as happens a moment after a Helm install created the
+// CRDs, even when the group version itself already answers.
 func waitServed(ctx context.Context, cs kubernetes.Interface) error {
-	for _, gv := range []string{"source.toolkit.fluxcd.io/v1", "kustomize.toolkit.fluxcd.io/v1"} {
-		for {
-			_, err := cs.Discovery().ServerResourcesForGroupVersion(gv)
-			if err == nil {
-				break
+	var missing []string
+	for {
+		_, lists, err := cs.Discovery().ServerGroupsAndResources()
+		missing = missing[:0]
+		if err == nil {
+			missing = missingKinds(lists)
+			if len(missing) == 0 {
+				return nil
 			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("the API server does not serve %s (install the Flux CRDs first): %w", gv, err)
-			case <-time.After(100 * time.Millisecond):
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the API server does not serve %v (install the Flux CRDs first): %v", missing, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func missingKinds(lists []*metav1.APIResourceList) []string {
+	have := map[string]bool{}
+	for _, l := range lists {
+		for _, r := range l.APIResources {
+			have[l.GroupVersion+"/"+r.Kind] = true
+		}
+	}
+	var missing []string
+	for gv, kinds := range servedKinds {
+		for _, k := range kinds {
+			if !have[gv+"/"+k] {
+				missing = append(missing, gv+"/"+k)
 			}
 		}
 	}
-	return nil
+	return missing
 }
 
 // freePorts returns n distinct loopback ports that were free a moment ago.
