@@ -101,7 +101,7 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 	}
 	r := &controller.Reconciler{Providers: controller.HostProviders(host), Credentials: credresolve.Resolver{Store: st, Keyring: keys},
 		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval,
-		Pipeline: pipeline.New(pipeline.Options{Management: mgr.GetClient(), Chart: o.chart, ChartCache: o.chartCache,
+		Pipeline: pipeline.New(pipeline.Options{Management: mgr.GetClient(), Reader: mgr.GetAPIReader(), Chart: o.chart, ChartCache: o.chartCache,
 			DefaultPullSecret: o.pullSecret, ImageRegistry: o.imageRegistry, Version: version})}
 	if err := r.SetupWithManager(mgr, o.concurrency); err != nil {
 		return err

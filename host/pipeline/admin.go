@@ -86,7 +86,7 @@ func (p *Pipeline) adminDone(hc *v1.HostCluster, status metav1.ConditionStatus, 
 // with a new password (state pending) when there is none.
 func (p *Pipeline) adminSecret(ctx context.Context, hc *v1.HostCluster, name string) (*corev1.Secret, error) {
 	s := &corev1.Secret{}
-	err := p.o.Management.Get(ctx, client.ObjectKey{Namespace: hc.Namespace, Name: name}, s)
+	err := p.o.Reader.Get(ctx, client.ObjectKey{Namespace: hc.Namespace, Name: name}, s)
 	if err == nil {
 		return s, nil
 	}

@@ -25,10 +25,15 @@ func gitSecretName(clusterID string) string { return "kubeopera-" + clusterID + 
 // waits for every Flux controller to be available. Past FluxTimeout it fails
 // naming the controllers that are not ready and why.
 func (p *Pipeline) bootstrapFlux(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+	key := fmt.Sprintf("%s/%d", hc.UID, hc.Generation)
+	if msg, ok := p.installed.Load(key); ok && !doneFor(hc, v1.ConditionFluxInstalled) {
+		setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, "Installed", msg.(string))
+	}
 	if !doneFor(hc, v1.ConditionFluxInstalled) {
 		if out, err := p.installFlux(ctx, hc, t); err != nil || !out.done {
 			return out, err
 		}
+		p.installed.Store(key, metaCondition(hc, v1.ConditionFluxInstalled).Message)
 	}
 	report, err := fluxinstall.Health(ctx, t.clientset, fluxsync.Namespace)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,6 +34,10 @@ type Options struct {
 	// Management reaches the host cluster: the HostClusters' git and pull
 	// Secrets are read there and the admin password Secret written there.
 	Management client.Client
+	// Reader reads the admin password Secret past any cache (a manager's
+	// APIReader), so a reconcile never acts on a stale admin state;
+	// Management when nil.
+	Reader client.Reader
 	// Chart is the Flux Helm chart (fluxinstall's defaults when empty);
 	// ChartCache is where charts are cached.
 	Chart      fluxinstall.Chart
@@ -59,6 +64,10 @@ type Options struct {
 type Pipeline struct {
 	o      Options
 	scheme *runtime.Scheme
+	// installed remembers the Flux installs of this process by cluster UID
+	// and generation: a reconcile that reads the HostCluster from a cache
+	// a moment behind would otherwise upgrade the release again.
+	installed sync.Map
 }
 
 // New fills in o's defaults.
@@ -77,6 +86,9 @@ func New(o Options) *Pipeline {
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
+	}
+	if o.Reader == nil {
+		o.Reader = o.Management
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

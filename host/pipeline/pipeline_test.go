@@ -196,6 +196,13 @@ func TestConnectedClusterConvergesToReady(t *testing.T) {
 			t.Errorf("Flux Deployment %s pulls with %v, want the cluster's registry Secret", d.Name, ps)
 		}
 	}
+	// One Helm release revision: a reconcile reading a cache a moment
+	// behind the last status write does not install Flux again.
+	var releases corev1.SecretList
+	if err := f.targetC.List(ctx, &releases, client.InNamespace(fluxsync.Namespace),
+		client.MatchingLabels{"owner": "helm", "name": FluxRelease}); err != nil || len(releases.Items) != 1 {
+		t.Errorf("Flux Helm release revisions: %d (err %v), want 1", len(releases.Items), err)
+	}
 	var gitSecret corev1.Secret
 	if err := f.targetC.Get(ctx, client.ObjectKey{Namespace: fluxsync.Namespace, Name: gitSecretName("c1")}, &gitSecret); err != nil ||
 		string(gitSecret.Data["password"]) != gitPassword {
