@@ -48,9 +48,15 @@ func Config(ctx context.Context, creds sdk.Credentials, region string) (aws.Conf
 		return aws.Config{}, err
 	}
 	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
-	if creds["kind"] == KindAccessKey {
+	switch {
+	case creds["kind"] == KindAccessKey:
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
 			creds["accessKeyId"], creds["secretAccessKey"], creds["sessionToken"])))
+	case creds["sourceAccessKeyId"] != "":
+		// The host resolved the role's source credential (the stored
+		// credential it names): the role is assumed with those keys.
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
+			creds["sourceAccessKeyId"], creds["sourceSecretAccessKey"], "")))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {

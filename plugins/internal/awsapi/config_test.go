@@ -113,3 +113,20 @@ func TestConfigAssumesRoleWithEnvironmentCredentials(t *testing.T) {
 	}
 	assertNoSecret(t, err.Error(), base)
 }
+
+// The host resolves an assume_role credential with its source credential's
+// keys (credresolve): the role is assumed with those, not the environment.
+func TestConfigAssumesRoleWithTheSourceCredentialTheHostResolved(t *testing.T) {
+	s := fakeaws.Start(t)
+	withEnv(t, s)
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	source := s.IAM.AddUser(account, "kubeopera-source")
+	roleARN := s.IAM.AddRole("210987654321", "deployer", "")
+	cfg := newConfig(t, sdk.Credentials{"kind": KindAssumeRole, "roleArn": roleARN,
+		"sourceAccessKeyId": source.AccessKeyID, "sourceSecretAccessKey": source.SecretAccessKey})
+	id, err := CallerIdentity(context.Background(), cfg)
+	if err != nil || id.Account != "210987654321" {
+		t.Fatalf("CallerIdentity = %+v, %v; want the assumed role in 210987654321", id, err)
+	}
+}
