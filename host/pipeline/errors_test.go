@@ -141,7 +141,7 @@ func denyDeployments(t *testing.T, f *fixture, clusterID, message string) {
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
 				RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-					Rule: admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}}},
+					Rule:       admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}}},
 			Validations: []admissionv1.Validation{{
 				Expression: "!has(object.metadata.labels) || !('" + v1.ClusterIDLabel + "' in object.metadata.labels) || object.metadata.labels['" + v1.ClusterIDLabel + "'] != '" + clusterID + "'",
 				Message:    message}}}}

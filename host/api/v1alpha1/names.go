@@ -18,4 +18,6 @@ const KubeconfigExpiresAnnotation = "kubeopera.io/expires-at"
 
 // AdminPasswordSecretName is the Secret on the host cluster holding the
 // generated password of a cluster's first admin (key "password").
-func AdminPasswordSecretName(clusterID string) string { return "hostcluster-" + clusterID + "-admin-password" }
+func AdminPasswordSecretName(clusterID string) string {
+	return "hostcluster-" + clusterID + "-admin-password"
+}
