@@ -25,7 +25,7 @@ func gitSecretName(clusterID string) string { return "kubeopera-" + clusterID + 
 // waits for every Flux controller to be available. Past FluxTimeout it fails
 // naming the controllers that are not ready and why.
 func (p *Pipeline) bootstrapFlux(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
-	key := fmt.Sprintf("%s/%d", hc.UID, hc.Generation)
+	key := fmt.Sprintf("%s/%s/%s/%d", hc.Namespace, hc.Name, hc.UID, hc.Generation)
 	if msg, ok := p.installed.Load(key); ok && !doneFor(hc, v1.ConditionFluxInstalled) {
 		setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, "Installed", msg.(string))
 	}

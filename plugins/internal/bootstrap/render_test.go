@@ -35,7 +35,7 @@ var variants = map[string]variant{
 	"cp1":           {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
 	"cp2":           {role: "control-plane", index: 2, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
 	"worker":        {role: "worker", waitTimeoutSecond: 300},
-	"cp1_short":     {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 1},
+	"cp1_short":     {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 2},
 	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300},
 	"single_worker": {role: "worker", waitTimeoutSecond: 300},
 }
