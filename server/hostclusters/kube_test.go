@@ -107,8 +107,13 @@ func TestKubeRegistryOnARealAPIServer(t *testing.T) {
 	if err := reg.Delete(ctx, "c2"); err != nil {
 		t.Fatalf("deleting a deleted HostCluster: %v", err)
 	}
-	if got, _ := reg.List(ctx); len(got) != 1 {
-		t.Errorf("after delete List = %+v", got)
+	// List reads the watch cache, which sees the delete a moment later.
+	deadline = time.Now().Add(10 * time.Second)
+	for got, _ := reg.List(ctx); len(got) != 1; got, _ = reg.List(ctx) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after delete List = %+v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
