@@ -29,7 +29,9 @@ func TestSealOpenRoundTrip(t *testing.T) {
 		if id != k.PrimaryID() {
 			t.Errorf("Seal key ID = %q, want primary %q", id, k.PrimaryID())
 		}
-		if len(plaintext) > 0 && bytes.Contains(sealed, plaintext) {
+		// Random ciphertext holds any one given byte about one time in
+		// nine: only a plaintext of some length can show a leak.
+		if len(plaintext) >= 8 && bytes.Contains(sealed, plaintext) {
 			t.Errorf("sealed data contains the plaintext")
 		}
 		got, err := k.Open(sealed, id, []byte("row-42"))
