@@ -276,15 +276,12 @@ func reportTimings(t *testing.T, hc *v1.HostCluster, log phaseLog) {
 	start := access.LastTransitionTime.Time
 	ready := log.at[v1.PhaseReady]
 	var parts []string
-	prev := start
 	for _, p := range log.order {
 		if p == v1.PhasePending || p == v1.PhaseValidatingAccess {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s starts +%.1fs", p, log.at[p].Sub(start).Seconds()))
-		prev = log.at[p]
 	}
-	_ = prev
 	var conds []string
 	for _, c := range hc.Status.Conditions {
 		conds = append(conds, fmt.Sprintf("%s=%s@+%.0fs", c.Type, c.Status, c.LastTransitionTime.Sub(start).Seconds()))

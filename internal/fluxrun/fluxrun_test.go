@@ -130,31 +130,12 @@ func TestTwoInstancesRunSideBySide(t *testing.T) {
 }
 
 // ownChildrenFrom lists this test process's children running a binary
-// from dir, as "name@pid" (other test binaries may run the same binaries).
+// from dir, as "name@pid".
 func ownChildrenFrom(dir string) []string {
 	var out []string
-	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
-	for _, exe := range exes {
-		target, err := os.Readlink(exe)
-		if err != nil || filepath.Dir(target) != dir || parentOf(filepath.Dir(exe)) != os.Getpid() {
-			continue
-		}
-		out = append(out, filepath.Base(target)+"@"+filepath.Base(filepath.Dir(exe)))
+	for _, proc := range childproc.Children(dir) {
+		target, _ := os.Readlink(filepath.Join(proc, "exe"))
+		out = append(out, filepath.Base(target)+"@"+filepath.Base(proc))
 	}
 	return out
-}
-
-// parentOf reads the parent PID from /proc/<pid>/stat (the field after the
-// state, which follows the parenthesised command name).
-func parentOf(procDir string) int {
-	b, err := os.ReadFile(filepath.Join(procDir, "stat"))
-	if err != nil {
-		return -1
-	}
-	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(fields) < 2 {
-		return -1
-	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 
 	"os"
 	"path/filepath"
@@ -54,7 +55,7 @@ func BenchmarkStart(b *testing.B) {
 // binary from dir.
 func residentBytes(dir string) int64 {
 	var total int64
-	for _, procDir := range ownProcessDirs(dir) {
+	for _, procDir := range childproc.Children(dir) {
 		status, err := os.ReadFile(filepath.Join(procDir, "status"))
 		if err != nil {
 			continue

@@ -3,10 +3,10 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"github.com/ochestra-tech/kubeopera/internal/childproc"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -244,40 +244,11 @@ func TestTwoSandboxesAtOnceAndStopLeavesNothing(t *testing.T) {
 // at the same time; their processes are not ours to count.)
 func processesFrom(dir string) []string {
 	var out []string
-	for _, procDir := range ownProcessDirs(dir) {
+	for _, procDir := range childproc.Children(dir) {
 		target, _ := os.Readlink(filepath.Join(procDir, "exe"))
 		out = append(out, filepath.Base(target)+"@"+filepath.Base(procDir))
 	}
 	return out
-}
-
-// ownProcessDirs returns /proc/<pid> of each child of this process running
-// a binary from dir.
-func ownProcessDirs(dir string) []string {
-	var out []string
-	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
-	for _, exe := range exes {
-		target, err := os.Readlink(exe)
-		if err == nil && filepath.Dir(target) == dir && parentOf(filepath.Dir(exe)) == os.Getpid() {
-			out = append(out, filepath.Dir(exe))
-		}
-	}
-	return out
-}
-
-// parentOf reads the parent PID from /proc/<pid>/stat (the field after the
-// state, which follows the parenthesised command name).
-func parentOf(procDir string) int {
-	b, err := os.ReadFile(filepath.Join(procDir, "stat"))
-	if err != nil {
-		return -1
-	}
-	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(fields) < 2 {
-		return -1
-	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
 }
 
 func ready(n corev1.Node) bool {
