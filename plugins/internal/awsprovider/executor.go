@@ -39,17 +39,25 @@ const (
 		" (or KUBECONFIG) in the plugin host's environment, or run in the cluster with " + envExecutor + "=job"
 )
 
-// executors makes the executor once, on first use, so GetInfo and Validate
-// work on a machine without a management cluster.
+// executors makes the executor on first use, so GetInfo and Validate work
+// on a machine without a management cluster. A failure is not kept: the
+// next call tries again (the management cluster may be back).
 type executors struct {
-	once sync.Once
+	mu   sync.Mutex
 	exec terraform.Executor
-	err  error
 }
 
 func (e *executors) get(ctx context.Context) (terraform.Executor, error) {
-	e.once.Do(func() { e.exec, e.err = executorFromEnv(ctx) })
-	return e.exec, e.err
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.exec == nil {
+		exec, err := executorFromEnv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		e.exec = exec
+	}
+	return e.exec, nil
 }
 
 func executorFromEnv(ctx context.Context) (terraform.Executor, error) {
