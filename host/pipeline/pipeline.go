@@ -9,6 +9,7 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -68,6 +69,15 @@ type Pipeline struct {
 	// and generation: a reconcile that reads the HostCluster from a cache
 	// a moment behind would otherwise upgrade the release again.
 	installed sync.Map
+	// targets keeps one connection per cluster while its kubeconfig stays
+	// the same, so a reconcile every poll interval does not open a new TLS
+	// connection (and rebuild a REST mapper) each time.
+	targets sync.Map // namespace/name -> cachedTarget
+}
+
+type cachedTarget struct {
+	sum [sha256.Size]byte
+	t   *target
 }
 
 // New fills in o's defaults.
@@ -127,7 +137,7 @@ type step func(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, err
 // reached: Ready, Failed with a message that says what to fix, or a phase
 // still in progress (the controller calls again). An error is transient.
 func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (v1.Phase, string, error) {
-	t, err := p.connect(kubeconfig)
+	t, err := p.target(hc, kubeconfig)
 	if err != nil {
 		return v1.PhaseFailed, "kubeconfig: " + err.Error(), nil
 	}
@@ -141,6 +151,21 @@ func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byt
 		}
 	}
 	return v1.PhaseReady, readyMessage(hc), nil
+}
+
+// target returns the connection to hc's cluster, reusing the last one
+// while the kubeconfig is unchanged (a refreshed one replaces it).
+func (p *Pipeline) target(hc *v1.HostCluster, kubeconfig []byte) (*target, error) {
+	key, sum := hc.Namespace+"/"+hc.Name, sha256.Sum256(kubeconfig)
+	if c, ok := p.targets.Load(key); ok && c.(cachedTarget).sum == sum {
+		return c.(cachedTarget).t, nil
+	}
+	t, err := p.connect(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	p.targets.Store(key, cachedTarget{sum: sum, t: t})
+	return t, nil
 }
 
 func (p *Pipeline) connect(kubeconfig []byte) (*target, error) {
