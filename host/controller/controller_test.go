@@ -49,6 +49,9 @@ func TestConnectLiveStoppedAndBrokenClusters(t *testing.T) {
 	if !controllerHasFinalizer(hc) {
 		t.Errorf("live has no finalizer")
 	}
+	if hc.Status.KubernetesVersion != sandbox.KubernetesVersion || hc.Status.InventoryTime == nil {
+		t.Errorf("live inventory: version %q (want %s), read at %v", hc.Status.KubernetesVersion, sandbox.KubernetesVersion, hc.Status.InventoryTime)
+	}
 
 	hc = e.waitPhase("broken", v1.PhaseFailed, 20*time.Second)
 	if !strings.Contains(hc.Status.Message, "kubeconfig Secret") || !strings.Contains(hc.Status.Message, "certificate") {
@@ -210,7 +213,38 @@ func TestDisconnectCleansOnlyWhatKubeOperaMade(t *testing.T) {
 		t.Errorf("kubeconfig Secret after disconnect: %v", err)
 	}
 
-	// A target that went away: the host side is still cleaned up, in bounded time.
+	e.expectEvent("t1", corev1.EventTypeNormal, "removed KubeOpera's GitRepository and Kustomizations")
+
+	// A Kustomization Flux never releases (no kustomize-controller runs
+	// here): it gets deletionPolicy Orphan, the disconnect waits for it in
+	// Deleting, then gives up in bounded time saying what was left.
+	stuck := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kustomizations.GroupVersion().String(), "kind": "Kustomization",
+		"metadata": map[string]any{"name": "kubeopera-t3-apps", "labels": map[string]any{v1.ClusterIDLabel: "t3"},
+			"finalizers": []any{"finalizers.fluxcd.io"}}}}
+	if _, err := dyn.Resource(kustomizations).Namespace(FluxNamespace).Create(ctx, stuck, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.connect("t3", target.Kubeconfig)
+	hc = e.waitPhase("t3", v1.PhaseBootstrappingFlux, 20*time.Second)
+	if err := e.c.Delete(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	hc = e.waitPhase("t3", v1.PhaseDeleting, 20*time.Second)
+	if !strings.Contains(hc.Status.Message, "waiting for Flux to release Kustomization flux-system/kubeopera-t3-apps") {
+		t.Errorf("Deleting message %q", hc.Status.Message)
+	}
+	waitGone(t, e, "t3", 30*time.Second)
+	e.expectEvent("t3", corev1.EventTypeWarning, "did not release Kustomization flux-system/kubeopera-t3-apps in time")
+	left, err := dyn.Resource(kustomizations).Namespace(FluxNamespace).Get(ctx, "kubeopera-t3-apps", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _, _ := unstructured.NestedString(left.Object, "spec", "deletionPolicy"); p != "Orphan" || left.GetDeletionTimestamp() == nil {
+		t.Errorf("the Kustomization left behind: deletionPolicy %q, deletion pending %v; want Orphan, pending", p, left.GetDeletionTimestamp() != nil)
+	}
+
+	// A target that went away: the host side is still cleaned up, in
+	// bounded time, and the event says what was left there.
 	e.connect("t2", target.Kubeconfig)
 	hc = e.waitPhase("t2", v1.PhaseBootstrappingFlux, 20*time.Second)
 	target.Stop()
@@ -218,10 +252,15 @@ func TestDisconnectCleansOnlyWhatKubeOperaMade(t *testing.T) {
 	if err := e.c.Delete(ctx, hc); err != nil {
 		t.Fatal(err)
 	}
+	hc = e.waitPhase("t2", v1.PhaseDeleting, 20*time.Second)
+	if !strings.Contains(hc.Status.Message, "cannot reach the target") {
+		t.Errorf("Deleting message of an unreachable target: %q", hc.Status.Message)
+	}
 	waitGone(t, e, "t2", 30*time.Second)
 	if took := time.Since(start); took > 25*time.Second {
 		t.Errorf("disconnect of an unreachable target took %v", took)
 	}
+	e.expectEvent("t2", corev1.EventTypeWarning, "left on it GitRepository flux-system/kubeopera-t2")
 }
 
 func names(l *unstructured.UnstructuredList) []string {

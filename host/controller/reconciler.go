@@ -58,11 +58,16 @@ type Reconciler struct {
 	AccessRetryWindow time.Duration
 	// PollInterval is how often a provisioning operation is polled (10s).
 	PollInterval time.Duration
-	// CleanupTimeout bounds the cleanup on the target at disconnect (20s).
+	// CleanupTimeout bounds the cleanup on the target at disconnect, from
+	// the deletion on (30s).
 	CleanupTimeout time.Duration
 	// RefreshBefore is how long before its expiry a provider's kubeconfig
 	// is refreshed through the plugin (4 minutes).
 	RefreshBefore time.Duration
+	// InventoryInterval is how often a Ready cluster's Kubernetes version
+	// and node counts are read again (3 minutes); they are also read at
+	// every phase change.
+	InventoryInterval time.Duration
 }
 
 // +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters,verbs=get;list;watch;update;patch
@@ -93,7 +98,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	before := hc.DeepCopy()
 	defer func() {
 		if hc.Status.Phase != before.Status.Phase {
-			r.Recorder.Eventf(hc, "Normal", string(hc.Status.Phase), "%s", hc.Status.Message)
+			kind := "Normal"
+			if hc.Status.Phase == v1.PhaseFailed {
+				kind = "Warning"
+			}
+			r.Recorder.Eventf(hc, kind, string(hc.Status.Phase), "%s", hc.Status.Message)
 			log.Info("phase changed", "from", before.Status.Phase, "to", hc.Status.Phase)
 		}
 		hc.Status.ObservedGeneration = hc.Generation
@@ -101,6 +110,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 			err = perr
 		}
 	}()
+	if req := hc.Annotations[v1.TeardownAnnotation]; req != "" {
+		return r.teardown(ctx, hc, req)
+	}
 	if hc.Status.Phase == v1.PhaseFailed {
 		if hc.Status.ObservedGeneration == hc.Generation {
 			return ctrl.Result{}, nil // terminal until the spec changes
@@ -115,7 +127,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return res, err
 	}
 	pres, err := r.runPipeline(ctx, hc, kubeconfig)
-	return earliest(res, pres), err
+	if err != nil {
+		return earliest(res, pres), err
+	}
+	return earliest(earliest(res, pres), r.inventory(ctx, hc, before.Status.Phase, kubeconfig)), nil
 }
 
 // reachCluster validates access (connect) or provisions (provision_*) and
@@ -136,7 +151,17 @@ func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeco
 	}
 	phase, msg, err := r.Pipeline.Run(ctx, hc, kubeconfig)
 	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("pipeline: %w", err)
+		// A transient error: say so in the status (the old message would
+		// claim progress that is not happening) and retry.
+		if phase != "" && phase != v1.PhaseFailed {
+			hc.Status.Phase = phase
+		}
+		retry := max(r.PollInterval, time.Second)
+		hc.Status.Message = fmt.Sprintf("%s hit an error, retrying at %s: %v", hc.Status.Phase,
+			time.Now().Add(retry).UTC().Format(time.TimeOnly), err)
+		setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, v1.ReasonRetrying, hc.Status.Message)
+		ctrl.LoggerFrom(ctx).Info("pipeline error; retrying", "error", err.Error(), "after", retry)
+		return ctrl.Result{RequeueAfter: retry}, nil
 	}
 	hc.Status.Phase, hc.Status.Message = phase, msg
 	switch phase {

@@ -31,6 +31,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, concurrency int) error {
 	if r.RefreshBefore == 0 {
 		r.RefreshBefore = defaultRefreshBefore
 	}
+	if r.InventoryInterval == 0 {
+		r.InventoryInterval = defaultInventoryInterval
+	}
 	if r.CleanupTimeout == 0 {
 		r.CleanupTimeout = cleanupDeadline
 	}

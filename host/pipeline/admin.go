@@ -8,13 +8,17 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
 )
 
 // adminStateAnnotation records on the password Secret whether the admin
@@ -34,7 +38,7 @@ const setupPath = "/api/v1/setup/admin"
 // createAdmin creates the first super-admin on the newly installed
 // KubeOpera, once: the generated password is stored on the host before the
 // call and the outcome recorded on that Secret afterwards.
-func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, _ *target) (outcome, error) {
+func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
 	if hc.Spec.AdminEmail == "" || hc.Spec.AdminUsername == "" {
 		setCondition(hc, v1.ConditionAdminCreated, metav1.ConditionFalse, "Skipped",
 			"first admin not created: set adminEmail and adminUsername to have one created")
@@ -53,11 +57,19 @@ func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, _ *targe
 	case adminExisted:
 		return p.adminDone(hc, metav1.ConditionFalse, "AlreadyExists", "first admin not created: the installed KubeOpera already had an administrator")
 	}
-	url := strings.TrimSuffix(p.o.AdminURL(hc), "/") + setupPath
-	status, detail, err := p.postAdmin(ctx, url, hc, s.Data["password"])
+	setup, err := p.setupSecret(ctx, hc)
+	if err != nil {
+		return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+	}
+	base, httpClient, err := p.adminEndpoint(hc, t)
+	if err != nil {
+		return failed("kubeconfig: cannot reach the installed KubeOpera through the API server: %v", err), nil
+	}
+	url := base + setupPath
+	status, detail, err := p.postAdmin(ctx, httpClient, url, hc, s.Data["password"], setup)
 	switch {
 	case err != nil:
-		return waiting(v1.PhaseInstallingKubeOpera, "creating the first admin at %s, retrying: %v", url, err), nil
+		return p.adminRetry(hc, "creating the first admin at %s: %v", url, err), nil
 	case status == http.StatusCreated:
 		if err := p.markAdmin(ctx, s, adminCreated); err != nil {
 			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
@@ -72,9 +84,47 @@ func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, _ *targe
 		return p.adminDone(hc, metav1.ConditionFalse, "AlreadyExists",
 			"first admin not created: the installed KubeOpera already has an administrator (if an earlier attempt of this pipeline made it, its password is in Secret %s)", where)
 	case status >= 500 || status == http.StatusNotFound: // not served yet
-		return waiting(v1.PhaseInstallingKubeOpera, "creating the first admin at %s: HTTP %d %s, retrying", url, status, detail), nil
+		return p.adminRetry(hc, "creating the first admin at %s: HTTP %d %s", url, status, detail), nil
 	}
 	return failed("creating the first admin at %s was refused (HTTP %d): %s", url, status, detail), nil
+}
+
+// adminEndpoint is the base URL of the KubeOpera installed on the cluster
+// and the client that reaches it: Options.AdminURL when set, else the
+// server's Service through the cluster's own API server (its service
+// proxy, with the stored kubeconfig), which works on a fresh cluster
+// before any DNS record or certificate exists.
+func (p *Pipeline) adminEndpoint(hc *v1.HostCluster, t *target) (string, *http.Client, error) {
+	if p.o.AdminURL != nil {
+		return strings.TrimSuffix(p.o.AdminURL(hc), "/"), p.o.HTTPClient, nil
+	}
+	c, err := rest.HTTPClientFor(t.config)
+	if err != nil {
+		return "", nil, err
+	}
+	c.Timeout = 30 * time.Second
+	return strings.TrimSuffix(t.config.Host, "/") + ServerProxyPath, c, nil
+}
+
+// ServerProxyPath is the path, on a cluster's API server, of the service
+// proxy to the installed KubeOpera server's http port.
+const ServerProxyPath = "/api/v1/namespaces/" + gitops.NamespaceSystem + "/services/" + gitops.ServerName + ":http/proxy"
+
+// adminRetry waits for the installed KubeOpera to answer, for AdminTimeout
+// from the first attempt for this spec; then the cluster is Failed with the
+// last answer, since a server that never answers needs a person.
+func (p *Pipeline) adminRetry(hc *v1.HostCluster, format string, args ...any) outcome {
+	last := fmt.Sprintf(format, args...)
+	if c := metaCondition(hc, v1.ConditionAdminCreated); c == nil || c.Reason != v1.ReasonWaiting || c.ObservedGeneration != hc.Generation {
+		meta.RemoveStatusCondition(&hc.Status.Conditions, v1.ConditionAdminCreated)
+	}
+	setCondition(hc, v1.ConditionAdminCreated, metav1.ConditionFalse, v1.ReasonWaiting, last)
+	if waited := since(hc, v1.ConditionAdminCreated); waited > p.o.AdminTimeout {
+		return failed("the installed KubeOpera did not accept the first-admin call for %s; last: %s. Check its server "+
+			"Deployment on the cluster, then change the HostCluster's spec (or reconnect) to try again", p.o.AdminTimeout, last)
+	}
+	return waiting(v1.PhaseInstallingKubeOpera, "%s; retrying every few seconds until %s", last,
+		time.Now().Add(p.o.AdminTimeout-since(hc, v1.ConditionAdminCreated)).UTC().Format(time.TimeOnly))
 }
 
 func (p *Pipeline) adminDone(hc *v1.HostCluster, status metav1.ConditionStatus, reason, format string, args ...any) (outcome, error) {
@@ -117,7 +167,7 @@ func (p *Pipeline) markAdmin(ctx context.Context, s *corev1.Secret, state string
 }
 
 // postAdmin calls the endpoint; detail is the problem's detail or title.
-func (p *Pipeline) postAdmin(ctx context.Context, url string, hc *v1.HostCluster, password []byte) (int, string, error) {
+func (p *Pipeline) postAdmin(ctx context.Context, httpClient *http.Client, url string, hc *v1.HostCluster, password, setup []byte) (int, string, error) {
 	body, _ := json.Marshal(map[string]string{"email": hc.Spec.AdminEmail, "username": hc.Spec.AdminUsername,
 		"password": string(password)})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -125,7 +175,8 @@ func (p *Pipeline) postAdmin(ctx context.Context, url string, hc *v1.HostCluster
 		return 0, "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := p.o.HTTPClient.Do(req)
+	req.Header.Set(v1.SetupSecretHeader, string(setup))
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return 0, "", err
 	}

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,8 +47,10 @@ type installed struct {
 
 type adminCall struct {
 	Password string
-	Status   int
-	UserID   string
+	// Setup is the X-KubeOpera-Setup-Secret header the call carried.
+	Setup  string
+	Status int
+	UserID string
 }
 
 func startInstalled(t *testing.T) *installed {
@@ -79,12 +83,18 @@ func startInstalled(t *testing.T) *installed {
 		var req struct{ Password string }
 		_ = json.Unmarshal(body, &req)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		setup := r.Header.Get(v1.SetupSecretHeader)
+		// The server checks the header against its own secret (written at
+		// its first start); the proxy records the pipeline's for the test.
+		if own, err := os.ReadFile(filepath.Join(data, "setup-secret")); err == nil {
+			r.Header.Set(v1.SetupSecretHeader, strings.TrimSpace(string(own)))
+		}
 		rec := httptest.NewRecorder()
 		proxy.ServeHTTP(rec, r)
 		var resp struct{ ID string }
 		_ = json.Unmarshal(rec.Body.Bytes(), &resp)
 		in.mu.Lock()
-		in.calls = append(in.calls, adminCall{Password: req.Password, Status: rec.Code, UserID: resp.ID})
+		in.calls = append(in.calls, adminCall{Password: req.Password, Setup: setup, Status: rec.Code, UserID: resp.ID})
 		in.mu.Unlock()
 		for k, v := range rec.Header() {
 			w.Header()[k] = v

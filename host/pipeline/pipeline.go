@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,10 +54,14 @@ type Options struct {
 	// FluxTimeout bounds the wait for Flux's controllers (5 minutes);
 	// ApplyTimeout the wait for Flux to apply the tree (15 minutes).
 	FluxTimeout, ApplyTimeout time.Duration
-	// AdminURL is the base URL of the KubeOpera installed on a cluster
-	// (https://api.<domain> when nil).
+	// AdminTimeout bounds the retries of the first-admin call (10 minutes).
+	AdminTimeout time.Duration
+	// AdminURL is the base URL of the KubeOpera installed on a cluster;
+	// when nil it is reached through the cluster's API server (its
+	// service proxy to the server's Service), with the cluster's kubeconfig.
 	AdminURL func(hc *v1.HostCluster) string
-	// HTTPClient calls the installed KubeOpera (http.DefaultClient when nil).
+	// HTTPClient calls the installed KubeOpera at AdminURL
+	// (http.DefaultClient when nil).
 	HTTPClient *http.Client
 	Logger     *slog.Logger
 }
@@ -85,11 +90,11 @@ func New(o Options) *Pipeline {
 	if o.FluxTimeout == 0 {
 		o.FluxTimeout = 5 * time.Minute
 	}
+	if o.AdminTimeout == 0 {
+		o.AdminTimeout = 10 * time.Minute
+	}
 	if o.ApplyTimeout == 0 {
 		o.ApplyTimeout = 15 * time.Minute
-	}
-	if o.AdminURL == nil {
-		o.AdminURL = func(hc *v1.HostCluster) string { return "https://api." + hc.Spec.Domain }
 	}
 	if o.Version == "" {
 		o.Version = "latest"
@@ -166,6 +171,19 @@ func (p *Pipeline) target(hc *v1.HostCluster, kubeconfig []byte) (*target, error
 	}
 	p.targets.Store(key, cachedTarget{sum: sum, t: t})
 	return t, nil
+}
+
+// Forget drops what the pipeline keeps for a cluster that is being deleted:
+// its connection and the Flux installs it remembers.
+func (p *Pipeline) Forget(hc *v1.HostCluster) {
+	key := hc.Namespace + "/" + hc.Name
+	p.targets.Delete(key)
+	p.installed.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), key+"/") {
+			p.installed.Delete(k)
+		}
+		return true
+	})
 }
 
 func (p *Pipeline) connect(kubeconfig []byte) (*target, error) {

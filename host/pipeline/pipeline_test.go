@@ -162,7 +162,8 @@ func (f *fixture) watch(t *testing.T, id string, within time.Duration, onFlux fu
 
 // A connected cluster goes from access validated to Ready through the real
 // controller: Flux from its chart, the tree pushed, Flux applying it, the
-// admin created once, even across a controller restart.
+// admin created once, even across a controller restart; a disconnect then
+// leaves everything Flux applied running.
 func TestConnectedClusterConvergesToReady(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -235,6 +236,7 @@ func TestConnectedClusterConvergesToReady(t *testing.T) {
 	if !strings.Contains(hc.Status.Message, "created") {
 		t.Errorf("message after restart: %q", hc.Status.Message)
 	}
+	disconnectOrphans(t, f, hc)
 }
 
 func checkAdmin(t *testing.T, f *fixture, hc *v1.HostCluster) {
@@ -252,6 +254,7 @@ func checkAdmin(t *testing.T, f *fixture, hc *v1.HostCluster) {
 	if len(calls) != 1 || calls[0].Status != 201 || calls[0].Password != string(s.Data["password"]) {
 		t.Fatalf("first-admin calls %d (want 1, 201, with the stored password)", len(calls))
 	}
+	checkSetupSecret(t, f, hc, calls[0].Setup)
 	st, err := store.Open(context.Background(), f.installed.DataDir+"/kubeopera.db")
 	if err != nil {
 		t.Fatal(err)

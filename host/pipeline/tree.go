@@ -53,6 +53,13 @@ func (p *Pipeline) pushTree(ctx context.Context, hc *v1.HostCluster, t *target) 
 	if err := createTreeSecrets(ctx, t.client, hc, params); err != nil {
 		return outcome{phase: v1.PhaseGeneratingGitOpsTree}, err
 	}
+	setup, err := p.setupSecret(ctx, hc)
+	if err == nil {
+		err = putSetupSecret(ctx, t.client, hc, setup)
+	}
+	if err != nil {
+		return outcome{phase: v1.PhaseGeneratingGitOpsTree}, err
+	}
 	res, err := gitrepo.Publish(ctx, auth, gitrepo.Push{URL: hc.Spec.GitOpsRepoURL, Path: hc.Spec.GitOpsPath, Files: tree,
 		Message: fmt.Sprintf("KubeOpera: GitOps tree of cluster %s", hc.Name)})
 	var gitErr *gitrepo.Error

@@ -22,6 +22,20 @@ const (
 	// ConditionAdminCreated: the first admin account exists on the
 	// installed KubeOpera (False with reason Skipped when not asked for).
 	ConditionAdminCreated = "AdminCreated"
+	// ConditionTornDown: the provider plugin's Destroy of a teardown
+	// succeeded (True) or failed (False, reason DestroyFailed); the target
+	// no longer exists, so the finalizer does not try to clean it.
+	ConditionTornDown = "TornDown"
 	// ConditionReady: every step is done.
 	ConditionReady = "Ready"
+)
+
+// Condition reasons shared by the steps.
+const (
+	// ReasonWaiting: the step waits for something that usually comes by
+	// itself; the message says what and until when it is retried.
+	ReasonWaiting = "Waiting"
+	// ReasonRetrying: the step hit a transient error; the message says
+	// which and when it is retried.
+	ReasonRetrying = "Retrying"
 )

@@ -60,7 +60,11 @@ type Provisioning struct {
 // +kubebuilder:validation:XValidation:rule="self.mode == 'connect_existing' || has(self.provisioning)",message="provisioning modes need spec.provisioning"
 // +kubebuilder:validation:XValidation:rule="self.mode != 'provision_eks' || !has(self.provisioning) || !has(self.provisioning.controlPlaneCount)",message="EKS runs the control plane: remove provisioning.controlPlaneCount"
 type HostClusterSpec struct {
-	Mode Mode `json:"mode"`
+	// DisplayName is the cluster's own name (clusters.name), shown by
+	// kubectl next to the UUID the object is named by.
+	// +optional
+	DisplayName string `json:"displayName,omitempty"`
+	Mode        Mode   `json:"mode"`
 	// Provider is the cloud: aws, gcp, azure or other.
 	// +kubebuilder:validation:MinLength=1
 	Provider string `json:"provider"`
@@ -94,7 +98,7 @@ type HostClusterSpec struct {
 
 // Phase is where a HostCluster is; it is derived from what the controller
 // observed, in this order.
-// +kubebuilder:validation:Enum=Pending;ValidatingAccess;Provisioning;BootstrappingFlux;GeneratingGitOpsTree;InstallingKubeOpera;Ready;Failed
+// +kubebuilder:validation:Enum=Pending;ValidatingAccess;Provisioning;BootstrappingFlux;GeneratingGitOpsTree;InstallingKubeOpera;Ready;Failed;Deleting;TearingDown
 type Phase string
 
 // The phases.
@@ -107,6 +111,16 @@ const (
 	PhaseInstallingKubeOpera  Phase = "InstallingKubeOpera"
 	PhaseReady                Phase = "Ready"
 	PhaseFailed               Phase = "Failed"
+	// PhaseDeleting: the HostCluster is being deleted (a disconnect, or the
+	// end of a teardown); the finalizer removes KubeOpera's Flux objects
+	// from the target, leaving what they applied running, and the message
+	// shows its progress.
+	PhaseDeleting Phase = "Deleting"
+	// PhaseTearingDown: a teardown was asked for (TeardownAnnotation); the
+	// provider plugin's Destroy runs and the message shows its progress.
+	// Once the cloud side is gone the HostCluster is deleted; if Destroy
+	// fails the phase is Failed and a new teardown request retries it.
+	PhaseTearingDown Phase = "TearingDown"
 )
 
 // HostClusterStatus is what the controller observed.
@@ -127,6 +141,17 @@ type HostClusterStatus struct {
 	// AdminPasswordSecretRef names the Secret with the first admin's password.
 	// +optional
 	AdminPasswordSecretRef string `json:"adminPasswordSecretRef,omitempty"`
+	// KubernetesVersion, NodeCount and ReadyNodeCount are the live
+	// inventory read from the cluster's API server at phase changes and
+	// every few minutes while Ready; InventoryTime is when.
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// +optional
+	NodeCount int32 `json:"nodeCount,omitempty"`
+	// +optional
+	ReadyNodeCount int32 `json:"readyNodeCount,omitempty"`
+	// +optional
+	InventoryTime *metav1.Time `json:"inventoryTime,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +listType=map
@@ -139,10 +164,13 @@ type HostClusterStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=hc
+// +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.spec.displayName`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`
 // +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.kubernetesVersion`
+// +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodeCount`,priority=1
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type HostCluster struct {

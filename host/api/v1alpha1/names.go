@@ -21,3 +21,28 @@ const KubeconfigExpiresAnnotation = "kubeopera.io/expires-at"
 func AdminPasswordSecretName(clusterID string) string {
 	return "hostcluster-" + clusterID + "-admin-password"
 }
+
+// TeardownAnnotation asks for a provisioned cluster's teardown: its value
+// is the request's time (RFC 3339). The controller runs the provider
+// plugin's Destroy (phase TearingDown), then deletes the HostCluster; a new
+// value retries a teardown that failed.
+const TeardownAnnotation = "kubeopera.io/teardown"
+
+// DestroyOperationAnnotation keeps the ID of the provider's Destroy
+// operation, so a restarted controller polls it and never starts another.
+const DestroyOperationAnnotation = "kubeopera.io/destroy-operation-id"
+
+// TeardownFailedAnnotation holds the TeardownAnnotation value whose Destroy
+// failed: that request is not tried again; a new one is.
+const TeardownFailedAnnotation = "kubeopera.io/teardown-failed"
+
+// SetupSecretName is the Secret on the host cluster keeping the secret the
+// first-admin call to a cluster's new KubeOpera carries (key SetupSecretKey);
+// the same value is the target's Secret kubeopera-setup.
+func SetupSecretName(clusterID string) string { return "hostcluster-" + clusterID + "-setup-secret" }
+
+// SetupSecretKey is the key of the setup secret in its Secrets.
+const SetupSecretKey = "setup-secret"
+
+// SetupSecretHeader carries the setup secret on POST /api/v1/setup/admin.
+const SetupSecretHeader = "X-KubeOpera-Setup-Secret"

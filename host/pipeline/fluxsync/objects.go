@@ -42,14 +42,18 @@ func apps(s Sync) *kustomizev1.Kustomization {
 	return k
 }
 
+// kustomization is one layer. Prune removes what a later commit drops from
+// the tree, but deleting the Kustomization itself (a disconnect) orphans
+// everything it applied: the workloads on the target keep running.
 func kustomization(s Sync, name, layer string) *kustomizev1.Kustomization {
 	return &kustomizev1.Kustomization{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kustomizev1.GroupVersion.String(), Kind: kustomizev1.KustomizationKind},
 		ObjectMeta: objectMeta(s, name),
 		Spec: kustomizev1.KustomizationSpec{
-			Interval: metav1.Duration{Duration: s.Interval},
-			Path:     s.kustomizationPath(layer),
-			Prune:    true,
+			Interval:       metav1.Duration{Duration: s.Interval},
+			Path:           s.kustomizationPath(layer),
+			Prune:          true,
+			DeletionPolicy: kustomizev1.DeletionPolicyOrphan,
 			SourceRef: kustomizev1.CrossNamespaceSourceReference{
 				Kind: sourcev1.GitRepositoryKind,
 				Name: GitRepositoryName(s.ClusterID),

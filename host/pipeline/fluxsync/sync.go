@@ -6,7 +6,9 @@
 // (path <Path>/infrastructure) and "kubeopera-<id>-apps" (path <Path>/apps,
 // applied only once infrastructure is Ready). Each carries the label
 // kubeopera.io/cluster-id=<id>, by which the HostCluster finalizer deletes
-// them. Flux itself (its CRDs and controllers) must already run there.
+// them. The Kustomizations have deletionPolicy Orphan: deleting them leaves
+// what they applied running. Flux itself (its CRDs and controllers) must
+// already run there.
 package fluxsync
 
 import (

@@ -105,3 +105,16 @@ func TestApplyConfigurationDeclaresNoStatus(t *testing.T) {
 		t.Errorf("kind %s apiVersion %s", u.GetKind(), u.GetAPIVersion())
 	}
 }
+
+// Deleting a Kustomization (a disconnect) must orphan what it applied.
+func TestKustomizationsOrphanWhatTheyApplied(t *testing.T) {
+	s, err := Sync{ClusterID: "c1", URL: "https://git.example.com/r.git"}.normalized()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []*kustomizev1.Kustomization{infrastructure(s), apps(s)} {
+		if k.Spec.DeletionPolicy != kustomizev1.DeletionPolicyOrphan || !k.Spec.Prune {
+			t.Errorf("%s: deletionPolicy %q, prune %v; want Orphan and prune", k.Name, k.Spec.DeletionPolicy, k.Spec.Prune)
+		}
+	}
+}

@@ -41,6 +41,7 @@ func server(p Params) []any {
 	env := append(databaseEnv(),
 		envValue("KUBEOPERA_LISTEN", fmt.Sprintf(":%d", serverPort)),
 		corev1.EnvVar{Name: "KUBEOPERA_ADMIN_TOKEN", ValueFrom: secretKey(AdminTokenSecret, AdminTokenSecretKey, true)},
+		corev1.EnvVar{Name: "KUBEOPERA_SETUP_SECRET", ValueFrom: secretKey(SetupSecret, SetupSecretKey, false)},
 	)
 	c := container(p, "server", imageKubeOpera, []string{"kubeopera", "server"}, env)
 	withDataDir(&c)

@@ -17,6 +17,10 @@ const (
 	// AdminTokenSecretKey; without it the server makes one on first start.
 	AdminTokenSecret    = "kubeopera-admin-token"
 	AdminTokenSecretKey = "token"
+	// SetupSecret holds, under SetupSecretKey, the secret the once-only
+	// first-admin call must carry (the server's KUBEOPERA_SETUP_SECRET).
+	SetupSecret    = "kubeopera-setup"
+	SetupSecretKey = "setup-secret"
 )
 
 // SecretRequirement is a Secret the tree refers to but does not contain.
@@ -48,6 +52,10 @@ func (p Params) RequiredSecrets() []SecretRequirement {
 		{Namespace: NamespaceSystem, Name: EncryptionKeySecret, Type: corev1.SecretTypeOpaque,
 			Keys:    []string{EncryptionKeySecretKey},
 			Purpose: "KUBEOPERA_ENCRYPTION_KEY of the server and controller: 32 random bytes, base64 or 64 hex characters"},
+		{Namespace: NamespaceSystem, Name: SetupSecret, Type: corev1.SecretTypeOpaque,
+			Keys: []string{SetupSecretKey},
+			Purpose: "KUBEOPERA_SETUP_SECRET of the server: the first-admin call must carry it in header " +
+				"X-KubeOpera-Setup-Secret; the pipeline keeps its copy on the host"},
 		{Namespace: NamespaceSystem, Name: AdminTokenSecret, Type: corev1.SecretTypeOpaque,
 			Keys: []string{AdminTokenSecretKey}, Optional: true,
 			Purpose: "KUBEOPERA_ADMIN_TOKEN of the server, the first platform-admin token (at least 32 characters)"},

@@ -3,7 +3,8 @@
 // $TESTCLOUD_POLLS polls of an operation and then SUCCEEDED (or FAILED for
 // a cluster ID starting with "doomed"), and Kubeconfig returns the file
 // $TESTCLOUD_KUBECONFIG, expiring after $TESTCLOUD_KUBECONFIG_TTL when set
-// (each such call is counted in the state file "kubeconfig"). Its state lives in $TESTCLOUD_STATE, so a
+// (each such call is counted in the state file "kubeconfig"). Destroy runs
+// like Provision (see there). Its state lives in $TESTCLOUD_STATE, so a
 // restarted plugin (or controller) continues where it was.
 package main
 
@@ -36,7 +37,7 @@ func bump(name string) int {
 func (testcloud) GetInfo(context.Context) (sdk.Info, error) {
 	return sdk.Info{Name: "testcloud", DisplayName: "Test cloud", Cloud: "test", Topologies: []string{"test"},
 		Availability: sdk.Available, PluginVersion: "test",
-		Capabilities: []sdk.Capability{sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig}}, nil
+		Capabilities: []sdk.Capability{sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy}}, nil
 }
 
 func (testcloud) Validate(context.Context, sdk.ValidateRequest) error {
@@ -52,10 +53,13 @@ func (testcloud) Provision(_ context.Context, r sdk.ProvisionRequest) (sdk.Opera
 }
 
 func (testcloud) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationStatus, error) {
+	polls, _ := strconv.Atoi(os.Getenv("TESTCLOUD_POLLS"))
+	if strings.HasPrefix(r.OperationID, "destroy-") && strings.Count(r.OperationID, "-") >= 2 {
+		return destroyStatus(r.OperationID, bump("status-"+r.OperationID), polls), nil
+	}
 	if !strings.HasPrefix(r.OperationID, "op-") {
 		return sdk.OperationStatus{}, sdk.NotFound("no operation %q", r.OperationID)
 	}
-	polls, _ := strconv.Atoi(os.Getenv("TESTCLOUD_POLLS"))
 	n := bump("status-" + r.OperationID)
 	switch {
 	case n <= polls:
@@ -81,8 +85,29 @@ func (testcloud) Kubeconfig(context.Context, sdk.KubeconfigRequest) (sdk.Kubecon
 	return kc, nil
 }
 
-func (testcloud) Destroy(context.Context, sdk.DestroyRequest) (sdk.Operation, error) {
-	return sdk.Operation{}, sdk.Unimplemented("testcloud")
+// Destroy records the call and returns operation "destroy-<id>", which
+// Status runs like a provision: FAILED while the state file
+// "destroy-fails-<id>" exists, else SUCCEEDED.
+func (testcloud) Destroy(_ context.Context, r sdk.DestroyRequest) (sdk.Operation, error) {
+	if r.Credentials["accessKeyId"] == "" {
+		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "credentials.accessKeyId", Message: "missing"})
+	}
+	bump("destroy-" + r.ClusterID)
+	return sdk.Operation{ID: "destroy-" + r.ClusterID + "-" + strconv.Itoa(bump("destroys"))}, nil
+}
+
+func destroyStatus(op string, n, polls int) sdk.OperationStatus {
+	id := strings.TrimPrefix(op, "destroy-")
+	id = id[:strings.LastIndex(id, "-")]
+	switch _, err := os.Stat(state("destroy-fails-" + id)); {
+	case n <= polls:
+		return sdk.OperationStatus{OperationID: op, State: sdk.Running, Progress: 100 * n / (polls + 1),
+			Message: "deleting machines " + strconv.Itoa(n) + "/" + strconv.Itoa(polls)}
+	case err == nil:
+		return sdk.OperationStatus{OperationID: op, State: sdk.Failed, Message: "the VPC still has a network interface in use",
+			ErrorClass: sdk.UserFixable}
+	}
+	return sdk.OperationStatus{OperationID: op, State: sdk.Succeeded, Progress: 100, Message: "deleted"}
 }
 
 func main() { sdk.Serve(testcloud{}) }

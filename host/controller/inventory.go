@@ -1,0 +1,78 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+)
+
+// defaultInventoryInterval is how often a Ready cluster's inventory is read
+// again.
+const defaultInventoryInterval = 3 * time.Minute
+
+// inventory records the cluster's Kubernetes version and node counts in
+// status when the phase changed in this reconcile (from was the phase
+// before) or the last reading is InventoryInterval old, and asks to be
+// called again in time for the next reading while Ready. A cluster that
+// cannot be read keeps its last inventory: the steps report reachability.
+func (r *Reconciler) inventory(ctx context.Context, hc *v1.HostCluster, from v1.Phase, kubeconfig []byte) ctrl.Result {
+	var res ctrl.Result
+	if hc.Status.Phase == v1.PhaseReady {
+		res.RequeueAfter = r.InventoryInterval
+	}
+	last := hc.Status.InventoryTime
+	if hc.Status.Phase == from && last != nil && time.Since(last.Time) < r.InventoryInterval {
+		if res.RequeueAfter > 0 {
+			res.RequeueAfter = r.InventoryInterval - time.Since(last.Time)
+		}
+		return res
+	}
+	version, nodes, ready, err := readInventory(ctx, kubeconfig)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Info("inventory not read; keeping the last one", "error", err.Error())
+		return res
+	}
+	hc.Status.KubernetesVersion, hc.Status.NodeCount, hc.Status.ReadyNodeCount = version, nodes, ready
+	now := metav1.Now()
+	hc.Status.InventoryTime = &now
+	return res
+}
+
+// readInventory reads the API server's version and counts the nodes and
+// those whose Ready condition is True, in at most 10 seconds.
+func readInventory(ctx context.Context, kubeconfig []byte) (string, int32, int32, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cfg, err := restConfig(kubeconfig)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	v, err := cs.Discovery().ServerVersion()
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("read the Kubernetes version: %w", err)
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("list nodes: %w", err)
+	}
+	var ready int32
+	for _, n := range nodes.Items {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				ready++
+			}
+		}
+	}
+	return v.GitVersion, int32(len(nodes.Items)), ready, nil
+}

@@ -1,0 +1,128 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// teardown runs the provider plugin's Destroy for a cluster whose
+// TeardownAnnotation holds request req: once per request (the operation ID
+// kept in DestroyOperationAnnotation), polled in phase TearingDown. Once the
+// cloud side is gone it records TornDown and deletes the HostCluster (the
+// finalizer then cleans the host side only). A failed Destroy leaves the
+// cluster Failed with the plugin's message until a new request.
+func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req string) (ctrl.Result, error) {
+	if hc.Annotations[v1.TeardownFailedAnnotation] == req {
+		return ctrl.Result{}, nil // Failed until the teardown is requested again
+	}
+	p := hc.Spec.Provisioning
+	if p == nil {
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "NotProvisioned",
+			"teardown: KubeOpera did not provision this cluster, so it cannot destroy it; disconnect it instead")
+	}
+	prov, err := r.Providers.Provider(p.Plugin)
+	if err != nil {
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "NoSuchProvider", "teardown: "+err.Error())
+	}
+	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
+	switch {
+	case errors.Is(err, sdk.ErrNotFound):
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "CredentialMissing",
+			fmt.Sprintf("teardown: cloud credential %s: %v; restore it, then request the teardown again", p.CredentialRef, err))
+	case err != nil:
+		r.tearingDown(hc, "tearing down: cloud credential %s cannot be read yet, retrying in %s: %v", p.CredentialRef, r.PollInterval, err)
+		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	op := hc.Annotations[v1.DestroyOperationAnnotation]
+	if op == "" {
+		started, err := prov.Destroy(ctx, sdk.DestroyRequest{ClusterID: hc.Name, Inputs: p.Inputs, Credentials: creds})
+		if err != nil {
+			return r.destroyError(ctx, hc, req, "Destroy", err)
+		}
+		if err := r.annotate(ctx, hc, map[string]*string{v1.DestroyOperationAnnotation: &started.ID}); err != nil {
+			return ctrl.Result{}, err
+		}
+		op = started.ID
+	}
+	st, err := prov.Status(ctx, sdk.StatusRequest{OperationID: op, Credentials: creds})
+	if err != nil {
+		return r.destroyError(ctx, hc, req, "Status", err)
+	}
+	switch st.State {
+	case sdk.Failed:
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "DestroyFailed", fmt.Sprintf("teardown failed: %s (%s): %s",
+			p.Plugin, errorClass(st.ErrorClass), st.Message))
+	case sdk.Succeeded:
+		return ctrl.Result{}, r.tornDown(ctx, hc, p.Plugin)
+	}
+	r.tearingDown(hc, "tearing down: %s: %s (%d%%); the cluster stays listed until its cloud resources are gone", p.Plugin, st.Message, st.Progress)
+	return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+}
+
+func (r *Reconciler) tearingDown(hc *v1.HostCluster, format string, args ...any) {
+	hc.Status.Phase = v1.PhaseTearingDown
+	hc.Status.Message = fmt.Sprintf(format, args...)
+	setCondition(hc, v1.ConditionTornDown, metav1.ConditionFalse, "InProgress", hc.Status.Message)
+}
+
+// destroyError: a crashed or unavailable plugin is retried, the rest fails.
+func (r *Reconciler) destroyError(ctx context.Context, hc *v1.HostCluster, req, call string, err error) (ctrl.Result, error) {
+	plugin := hc.Spec.Provisioning.Plugin
+	if sdk.IsRetryable(err) {
+		r.tearingDown(hc, "tearing down: %s: %s failed, retrying in %s: %v", plugin, call, r.PollInterval, err)
+		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "DestroyFailed", fmt.Sprintf("teardown failed: %s: %s: %v", plugin, call, err))
+}
+
+// teardownFailed marks request req failed: phase Failed with msg, a
+// Warning event, and the operation forgotten so the next request starts a
+// new Destroy.
+func (r *Reconciler) teardownFailed(ctx context.Context, hc *v1.HostCluster, req, reason, msg string) error {
+	msg += "; fix the cause, then request the teardown again"
+	fail(hc, v1.ConditionTornDown, reason, msg)
+	return r.annotate(ctx, hc, map[string]*string{v1.TeardownFailedAnnotation: &req, v1.DestroyOperationAnnotation: nil})
+}
+
+// tornDown records that the cloud side is gone, then deletes the
+// HostCluster; the status is written first so the finalizer sees it.
+func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin string) error {
+	before := hc.DeepCopy()
+	hc.Status.Phase = v1.PhaseTearingDown
+	hc.Status.Message = plugin + ": cloud resources deleted; removing the cluster from KubeOpera"
+	setCondition(hc, v1.ConditionTornDown, metav1.ConditionTrue, "Destroyed", hc.Status.Message)
+	if err := r.Status().Patch(ctx, hc, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("record the teardown: %w", err)
+	}
+	if err := r.Delete(ctx, hc); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete the torn-down HostCluster: %w", err)
+	}
+	return nil
+}
+
+// annotate sets (or, for nil, removes) annotations on hc with a patch.
+func (r *Reconciler) annotate(ctx context.Context, hc *v1.HostCluster, set map[string]*string) error {
+	patch := client.MergeFrom(hc.DeepCopy())
+	if hc.Annotations == nil {
+		hc.Annotations = map[string]string{}
+	}
+	for k, v := range set {
+		if v == nil {
+			delete(hc.Annotations, k)
+		} else {
+			hc.Annotations[k] = *v
+		}
+	}
+	if err := r.Patch(ctx, hc, patch); err != nil {
+		return fmt.Errorf("record the teardown on HostCluster %s: %w", hc.Name, err)
+	}
+	return nil
+}
