@@ -19,6 +19,7 @@ const (
 var badges = map[string]string{
 	"pending": BadgeAmber, "provisioning": BadgeAmber, "validatingaccess": BadgeAmber,
 	"bootstrappingflux": BadgeAmber, "generatinggitopstree": BadgeAmber, "installingkubeopera": BadgeAmber,
+	"deleting": BadgeAmber, "tearingdown": BadgeAmber,
 	"ready": BadgeGreen, "running": BadgeGreen, "active": BadgeGreen,
 	"failed": BadgeRed, "error": BadgeRed,
 }

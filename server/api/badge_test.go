@@ -8,7 +8,8 @@ func TestBadge(t *testing.T) {
 		"GeneratingGitOpsTree": BadgeAmber, "InstallingKubeOpera": BadgeAmber,
 		"Ready": BadgeGreen, "running": BadgeGreen, "ACTIVE": BadgeGreen,
 		"Failed": BadgeRed, "error": BadgeRed,
-		"": BadgeGray, "Deleting": BadgeGray,
+		"Deleting": BadgeAmber, "TearingDown": BadgeAmber,
+		"": BadgeGray, "Dancing": BadgeGray,
 	}
 	for status, want := range cases {
 		if got := badge(status); got != want {

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -36,6 +38,9 @@ func (s *server) getCluster(c *fiber.Ctx) error {
 		return err
 	}
 	rows := s.syncOnRead(c, []store.Cluster{*row})
+	if len(rows) == 0 { // its disconnect or teardown just finished
+		return fmt.Errorf("cluster %q: %w", row.Name, store.ErrNotFound)
+	}
 	v := view(rows[0])
 	if row.Source == store.SourceSelfRegistered && s.inspector != nil {
 		nodes, err := s.inspector.Nodes(c.UserContext())
@@ -56,15 +61,21 @@ func (s *server) syncOnRead(c *fiber.Ctx, rows []store.Cluster) []store.Cluster 
 	if !s.sync || len(rows) == 0 {
 		return rows
 	}
+	s.refreshHost(c, rows)
 	observed, err := s.registry.List(c.UserContext())
 	if err != nil {
 		s.log.Warn("sync-on-read skipped: cannot list HostClusters", "error", err, "request_id", requestID(c))
 		return rows
 	}
+	rows = s.dropFinished(c, rows, observed)
 	var changed []store.StatusUpdate
 	for i := range rows {
 		o, ok := observed[rows[i].ID]
-		if !ok || o.Phase == "" || (o.Phase == rows[i].Status && o.Message == rows[i].Message) {
+		if !ok {
+			continue
+		}
+		s.syncInventory(c, &rows[i], o)
+		if o.Phase == "" || (o.Phase == rows[i].Status && o.Message == rows[i].Message) || sticky(rows[i].Status, o) {
 			continue
 		}
 		rows[i].Status, rows[i].Message = o.Phase, o.Message
@@ -78,22 +89,37 @@ func (s *server) syncOnRead(c *fiber.Ctx, rows []store.Cluster) []store.Cluster 
 	return rows
 }
 
-// deleteCluster disconnects: it deletes the HostCluster (whose finalizer
-// cleans up on the target) and then the row. A self-registered cluster has
-// no HostCluster.
+// deleteCluster disconnects: it deletes the HostCluster, whose finalizer
+// cleans up on the target, and answers 202 with the row in phase Deleting;
+// the row goes once the HostCluster is gone (see syncOnRead). A
+// self-registered cluster, or one on a server without a management cluster,
+// has no HostCluster: its row goes at once (204). A provisioned cluster
+// whose cloud operation still runs cannot be disconnected (409).
 func (s *server) deleteCluster(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	row, err := s.store.GetCluster(ctx, c.Params("id"))
 	if err != nil {
 		return err
 	}
-	if row.Source != store.SourceSelfRegistered {
-		if err := s.registry.Delete(ctx, row.ID); err != nil {
+	_, unmanaged := s.registry.(hostclusters.Unconfigured)
+	if row.Source == store.SourceSelfRegistered || unmanaged || !s.sync {
+		if err := s.registry.Delete(ctx, row.ID); err != nil && row.Source != store.SourceSelfRegistered {
 			return problem(http.StatusBadGateway, "could not delete HostCluster %s on the management cluster: %v; retry", row.ID, err)
 		}
+		if err := s.store.DeleteCluster(ctx, row.ID); err != nil {
+			return err
+		}
+		return c.SendStatus(http.StatusNoContent)
 	}
-	if err := s.store.DeleteCluster(ctx, row.ID); err != nil {
+	msg, refused := disconnectAllowed(row)
+	if refused != nil {
+		return refused
+	}
+	if err := s.registry.Delete(ctx, row.ID); err != nil {
+		return problem(http.StatusBadGateway, "could not delete HostCluster %s on the management cluster: %v; retry", row.ID, err)
+	}
+	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: hostclusters.PhaseDeleting, Message: msg}}); err != nil {
 		return err
 	}
-	return c.SendStatus(http.StatusNoContent)
+	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: hostclusters.PhaseDeleting, Message: msg})
 }

@@ -139,7 +139,10 @@ func TestConnectValidatesThenHandsOverAndSyncsOnRead(t *testing.T) {
 	}
 
 	code, body = e.do(http.MethodDelete, "/api/v1/clusters/"+row.ID, e.admin, nil)
-	mustStatus(t, "disconnect", code, body, 204)
+	mustStatus(t, "disconnect", code, body, 202)
+	if r := decode[lifecycleResponse](t, body); r.Status != "Deleting" || !strings.Contains(r.Message, "keeps running") {
+		t.Errorf("disconnect answer %+v", r)
+	}
 	waitUntil(t, "the HostCluster is gone", func() bool {
 		got, _ := counter.Registry.List(ctx)
 		return len(got) == 0

@@ -20,6 +20,9 @@ type connectRequest struct {
 	Provider   string `json:"provider" form:"provider"`
 	Region     string `json:"region" form:"region"`
 	Kubeconfig string `json:"kubeconfig" form:"kubeconfig"`
+	// IsHost connects the cluster KubeOpera's host runs in (clears Get
+	// Started); the database's one-host index refuses a second host.
+	IsHost bool `json:"isHost" form:"isHost"`
 	pipelineRequest
 }
 
@@ -43,7 +46,7 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 			"paste a kubeconfig whose user has a token or a client certificate, embedded"})
 	}
 	row := &store.Cluster{Name: req.Name, Provider: req.Provider, Region: req.Region,
-		Source: store.SourceConnectedExisting, Status: "Pending", Message: "waiting for the controller to validate access"}
+		Source: store.SourceConnectedExisting, IsHost: req.IsHost, Status: "Pending", Message: "waiting for the controller to validate access"}
 	spec := hostclusters.Spec{Mode: hostclusters.ConnectExisting, Provider: req.Provider, Region: req.Region,
 		Kubeconfig: []byte(req.Kubeconfig)}
 	req.apply(&spec)
@@ -62,7 +65,7 @@ func (s *server) createAndHandOver(c *fiber.Ctx, row *store.Cluster, spec hostcl
 	if err := s.store.CreateCluster(ctx, row); err != nil {
 		return err
 	}
-	spec.ID = row.ID
+	spec.ID, spec.DisplayName = row.ID, row.Name
 	if err := s.registry.Create(ctx, spec); err != nil {
 		if derr := s.store.DeleteCluster(ctx, row.ID); derr != nil {
 			s.log.Error("could not remove cluster row after HostCluster failure", "cluster", row.ID, "error", derr)

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/internal/awscred"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/credresolve"
@@ -110,28 +108,18 @@ func (s *server) getCredential(c *fiber.Ctx) error {
 	return c.JSON(row)
 }
 
-// inProgress are the cluster statuses during which a provider may still need
-// the cluster's credential.
-var inProgress = []string{string(v1alpha1.PhasePending), string(v1alpha1.PhaseProvisioning), string(v1alpha1.PhaseValidatingAccess),
-	string(v1alpha1.PhaseBootstrappingFlux), string(v1alpha1.PhaseGeneratingGitOpsTree), string(v1alpha1.PhaseInstallingKubeOpera)}
-
 func (s *server) deleteCredential(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	row, err := s.store.GetCredential(ctx, c.Params("id"))
 	if err != nil {
 		return err
 	}
-	users, err := s.store.ClustersUsingCredential(ctx, row.ID, inProgress)
+	users, err := s.credentialUsers(ctx, row.ID)
 	if err != nil {
 		return err
 	}
-	if len(users) > 0 {
-		names := make([]string, len(users))
-		for i, u := range users {
-			names[i] = u.Name
-		}
-		return problem(http.StatusConflict, "credential %q is used by clusters still provisioning: %s; wait for them to finish or delete them first",
-			row.Label, strings.Join(names, ", "))
+	if users != "" {
+		return problem(http.StatusConflict, "credential %q is still needed by %s; delete or change those first", row.Label, users)
 	}
 	if err := s.store.DeleteCredential(ctx, row.ID); err != nil {
 		return err

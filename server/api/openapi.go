@@ -113,8 +113,12 @@ var schemas = map[string]any{
 		"score": "number", "badge": "string", "nodesReady": "integer", "nodesTotal": "integer", "cpuPercent": "number",
 		"memoryPercent": "number", "monthlyCost": "number", "unpricedNodes": "integer"}),
 	"ClusterList": obj(map[string]string{"items": "[]Cluster", "hostRegistered": "boolean"}),
+
+	"TeardownRequest":   obj(map[string]string{"confirmName": "string"}, "confirmName"),
+	"LifecycleResponse": obj(map[string]string{"id": "string", "name": "string", "status": "string", "message": "string"}),
+
 	"ConnectRequest": obj(withPipeline(map[string]string{"name": "string", "provider": "string", "region": "string",
-		"kubeconfig": "string"}), "name", "provider", "kubeconfig", "domain", "gitOpsRepoURL"),
+		"kubeconfig": "string", "isHost": "boolean"}), "name", "provider", "kubeconfig", "domain", "gitOpsRepoURL"),
 	"ProvisionRequest": obj(withPipeline(map[string]string{"name": "string", "provider": "string", "topology": "string",
 		"inputs": "map"}), "name", "provider", "inputs", "domain", "gitOpsRepoURL"),
 	"SetupStatus":         obj(map[string]string{"adminExists": "boolean"}, "adminExists"),

@@ -102,5 +102,12 @@ func TestProvision(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, body = e.do(http.MethodDelete, "/api/v1/credentials/"+cred.ID, e.admin, nil)
-	mustStatus(t, "delete credential once the cluster is Ready", code, body, 204)
+	if code != 409 || !strings.Contains(string(body), "eks-1 (Ready)") {
+		t.Errorf("delete credential of a Ready cluster (its token refresh needs it): %d %s", code, body)
+	}
+	if err := e.st.DeleteCluster(context.Background(), row.ID); err != nil {
+		t.Fatal(err)
+	}
+	code, body = e.do(http.MethodDelete, "/api/v1/credentials/"+cred.ID, e.admin, nil)
+	mustStatus(t, "delete credential once no cluster uses it", code, body, 204)
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/kubernetes"
@@ -94,6 +95,7 @@ func toObject(s Spec) *unstructured.Unstructured {
 		}
 		spec["provisioning"] = prov
 	}
+	set("displayName", s.DisplayName)
 	set("gitOpsRepoURL", s.GitOpsRepoURL)
 	set("gitOpsPath", s.GitOpsPath)
 	set("gitCredentialsSecretRef", s.GitCredentialsSecretRef)
@@ -137,13 +139,30 @@ func (k *Kube) List(ctx context.Context) (map[string]Observed, error) {
 func observed(o *unstructured.Unstructured) Observed {
 	phase, _, _ := unstructured.NestedString(o.Object, "status", "phase")
 	msg, _, _ := unstructured.NestedString(o.Object, "status", "message")
-	return Observed{Phase: phase, Message: msg}
+	version, _, _ := unstructured.NestedString(o.Object, "status", "kubernetesVersion")
+	nodes, _, _ := unstructured.NestedInt64(o.Object, "status", "nodeCount")
+	ready, _, _ := unstructured.NestedInt64(o.Object, "status", "readyNodeCount")
+	a := o.GetAnnotations()
+	req := a[v1alpha1.TeardownAnnotation]
+	return Observed{Phase: phase, Message: msg, KubernetesVersion: version, NodeCount: int(nodes), ReadyNodeCount: int(ready),
+		TeardownPending: req != "" && a[v1alpha1.TeardownFailedAnnotation] != req}
+}
+
+// teardownAnnotations are the annotations the cache keeps.
+func teardownAnnotations(a map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{v1alpha1.TeardownAnnotation, v1alpha1.TeardownFailedAnnotation} {
+		if v, ok := a[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // StartCache starts a watch of HostClusters that List then reads from
 // memory, so a read costs no API round trip however many clusters there
 // are. It returns once the cache holds every HostCluster, and stops when
-// ctx ends. Only name, phase and message are kept.
+// ctx ends. Only name, status and the teardown annotations are kept.
 func (k *Kube) StartCache(ctx context.Context) error {
 	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(k.dyn, 0, Namespace, nil)
 	inf := f.ForResource(GVR).Informer()
@@ -156,6 +175,9 @@ func (k *Kube) StartCache(ctx context.Context) error {
 		slim.SetName(o.GetName())
 		slim.SetNamespace(o.GetNamespace())
 		slim.SetResourceVersion(o.GetResourceVersion())
+		if a := teardownAnnotations(o.GetAnnotations()); len(a) > 0 {
+			slim.SetAnnotations(a)
+		}
 		if st, ok := o.Object["status"]; ok {
 			slim.Object["status"] = st
 		}
@@ -178,6 +200,20 @@ func (k *Kube) Delete(ctx context.Context, id string) error {
 	err := k.dyn.Resource(GVR).Namespace(Namespace).Delete(ctx, id, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete HostCluster %s: %w", id, err)
+	}
+	return nil
+}
+
+// Teardown sets the HostCluster's teardown annotation to the current time;
+// a new value is a new request, so asking again retries a failed one.
+func (k *Kube) Teardown(ctx context.Context, id string) error {
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, v1alpha1.TeardownAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
+	_, err := k.dyn.Resource(GVR).Namespace(Namespace).Patch(ctx, id, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("request the teardown of cluster %s: %w", id, ErrNoHostCluster)
+	}
+	if err != nil {
+		return fmt.Errorf("request the teardown of HostCluster %s: %w", id, err)
 	}
 	return nil
 }

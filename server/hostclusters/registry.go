@@ -19,6 +19,10 @@ const Namespace = v1alpha1.Namespace
 var ErrNotConfigured = errors.New("no management cluster configured: start the server with --kubeconfig " +
 	"(or inside a cluster) to connect or provision clusters")
 
+// ErrNoHostCluster is returned by Teardown for a cluster without a
+// HostCluster.
+var ErrNoHostCluster = errors.New("no HostCluster")
+
 // Mode says how a HostCluster comes to exist.
 type Mode string
 
@@ -32,10 +36,12 @@ const (
 // Spec is what the server asks the controller to do for one cluster.
 type Spec struct {
 	// ID is clusters.id and the HostCluster's name.
-	ID       string
-	Mode     Mode
-	Provider string
-	Region   string
+	ID string
+	// DisplayName is clusters.name, shown by kubectl next to the ID.
+	DisplayName string
+	Mode        Mode
+	Provider    string
+	Region      string
 	// Kubeconfig is the pasted kubeconfig of a connect, stored unchanged in
 	// the Secret KubeconfigSecretName(ID).
 	Kubeconfig []byte
@@ -58,7 +64,23 @@ type Spec struct {
 type Observed struct {
 	Phase   string
 	Message string
+	// KubernetesVersion, NodeCount and ReadyNodeCount are the live
+	// inventory the controller last read ("" and 0 until it has).
+	KubernetesVersion string
+	NodeCount         int
+	ReadyNodeCount    int
+	// TeardownPending: a teardown was requested and has not failed (it
+	// runs, or the controller has yet to see it).
+	TeardownPending bool
 }
+
+// The phases the server acts on.
+const (
+	PhaseDeleting    = "Deleting"
+	PhaseTearingDown = "TearingDown"
+	PhaseReady       = "Ready"
+	PhaseFailed      = "Failed"
+)
 
 // Registry creates, observes and removes HostClusters.
 type Registry interface {
@@ -69,6 +91,10 @@ type Registry interface {
 	// Delete removes the HostCluster; its finalizer cleans up the rest.
 	// Deleting one that does not exist is not an error.
 	Delete(ctx context.Context, id string) error
+	// Teardown asks the controller to destroy a provisioned cluster's
+	// cloud resources through its plugin, then remove it; asking again
+	// retries a teardown that failed. A missing HostCluster is an error.
+	Teardown(ctx context.Context, id string) error
 }
 
 // KubeconfigSecretName is the Secret holding a cluster's kubeconfig, the
@@ -89,3 +115,6 @@ func (Unconfigured) List(context.Context) (map[string]Observed, error) { return 
 
 // Delete has nothing to delete.
 func (Unconfigured) Delete(context.Context, string) error { return nil }
+
+// Teardown fails with ErrNotConfigured.
+func (Unconfigured) Teardown(context.Context, string) error { return ErrNotConfigured }

@@ -1,0 +1,141 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// teardownRequest is POST /clusters/{id}/teardown: the cluster's name,
+// repeated as confirmation that its cloud resources may be destroyed.
+type teardownRequest struct {
+	ConfirmName string `json:"confirmName"`
+}
+
+// lifecycleResponse answers a disconnect or a teardown: the cluster's new
+// status and what happens next, for a person.
+type lifecycleResponse struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// teardownCluster asks the controller to destroy a provisioned cluster's
+// cloud resources through its plugin; the row stays, in phase TearingDown,
+// until they are gone. Asking again retries a teardown that failed.
+func (s *server) teardownCluster(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	row, err := s.store.GetCluster(ctx, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	var req teardownRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	if req.ConfirmName != row.Name {
+		return invalid(FieldProblem{"confirmName", fmt.Sprintf("repeat the cluster's name %q to confirm that its cloud resources are destroyed", row.Name)})
+	}
+	if !provisioned(row) {
+		return problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot destroy it: disconnect it instead (DELETE /api/v1/clusters/%s)", row.Name, row.ID)
+	}
+	if strings.EqualFold(row.Status, hostclusters.PhaseDeleting) {
+		return problem(http.StatusConflict, "cluster %q is being disconnected; its cloud resources are no longer managed by KubeOpera", row.Name)
+	}
+	if err := s.registry.Teardown(ctx, row.ID); err != nil {
+		switch {
+		case errors.Is(err, hostclusters.ErrNotConfigured):
+			return problem(http.StatusServiceUnavailable, "%v", err)
+		case errors.Is(err, hostclusters.ErrNoHostCluster):
+			return problem(http.StatusConflict, "cluster %q has no HostCluster on the management cluster, so nothing can run its teardown", row.Name)
+		}
+		return problem(http.StatusBadGateway, "could not request the teardown of %q on the management cluster: %v; retry", row.Name, err)
+	}
+	msg := "teardown requested: the provider plugin destroys the cluster's cloud resources; the cluster stays listed until they are gone"
+	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: hostclusters.PhaseTearingDown, Message: msg}}); err != nil {
+		return err
+	}
+	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: hostclusters.PhaseTearingDown, Message: msg})
+}
+
+func provisioned(row *store.Cluster) bool {
+	return row.Source == store.SourceProvisionedVanilla || row.Source == store.SourceProvisionedEKS
+}
+
+// provisioningPhases are those in which a provisioned cluster's cloud
+// operation is still running: a disconnect then would orphan what it makes.
+var provisioningPhases = map[string]bool{"pending": true, "provisioning": true, "tearingdown": true}
+
+// disconnectAllowed answers a disconnect that must not happen now (nil when
+// it may), and the message of one that may.
+func disconnectAllowed(row *store.Cluster) (string, *Problem) {
+	if strings.EqualFold(row.Status, hostclusters.PhaseDeleting) {
+		return "disconnecting: waiting for the controller to remove KubeOpera's Flux objects from the cluster", nil
+	}
+	if !provisioned(row) {
+		return "disconnecting: KubeOpera removes its Flux objects from the cluster; everything running there (Flux, KubeOpera, your workloads) keeps running", nil
+	}
+	status := strings.ToLower(row.Status)
+	if provisioningPhases[status] {
+		verb := "provisioned"
+		if status == "tearingdown" {
+			verb = "torn down"
+		}
+		return "", problem(http.StatusConflict, "cluster %q is still being %s: a disconnect now would leave its cloud resources running with nothing managing them; "+
+			"wait until it is Ready, or tear it down (POST /api/v1/clusters/%s/teardown) to delete them", row.Name, verb, row.ID)
+	}
+	return "disconnecting: KubeOpera stops managing this cluster, but its cloud infrastructure keeps running and costing money: " +
+		"delete it in your cloud account yourself (a teardown, POST /api/v1/clusters/" + row.ID + "/teardown, would have deleted it)", nil
+}
+
+// dropFinished removes the rows of clusters whose disconnect or teardown
+// finished (their HostCluster is gone) and returns the others.
+func (s *server) dropFinished(c *fiber.Ctx, rows []store.Cluster, observed map[string]hostclusters.Observed) []store.Cluster {
+	out := rows[:0]
+	for _, r := range rows {
+		_, exists := observed[r.ID]
+		ending := strings.EqualFold(r.Status, hostclusters.PhaseDeleting) || strings.EqualFold(r.Status, hostclusters.PhaseTearingDown)
+		if exists || !ending || r.Source == store.SourceSelfRegistered {
+			out = append(out, r)
+			continue
+		}
+		if err := s.store.DeleteCluster(c.UserContext(), r.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.log.Warn("sync-on-read: could not remove the row of a removed cluster", "cluster", r.ID, "error", err, "request_id", requestID(c))
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// syncInventory copies the controller's live inventory into row and the
+// database when it changed.
+func (s *server) syncInventory(c *fiber.Ctx, row *store.Cluster, o hostclusters.Observed) {
+	if o.KubernetesVersion == "" || (o.KubernetesVersion == row.KubernetesVersion && o.NodeCount == row.NodeCount && o.ReadyNodeCount == row.ReadyNodeCount) {
+		return
+	}
+	row.KubernetesVersion, row.NodeCount, row.ReadyNodeCount = o.KubernetesVersion, o.NodeCount, o.ReadyNodeCount
+	if err := s.store.UpdateInventory(c.UserContext(), row.ID, o.KubernetesVersion, o.NodeCount, o.ReadyNodeCount); err != nil &&
+		!errors.Is(err, store.ErrNotFound) {
+		s.log.Warn("sync-on-read: inventory write-back failed; served live values", "cluster", row.ID, "error", err, "request_id", requestID(c))
+	}
+}
+
+// sticky reports whether a row's Deleting or TearingDown status, which the
+// API set, must stay although the controller has not reported it yet: a
+// disconnect cannot be undone, and a teardown ends only by failing.
+func sticky(rowStatus string, o hostclusters.Observed) bool {
+	switch {
+	case strings.EqualFold(rowStatus, hostclusters.PhaseDeleting):
+		return o.Phase != hostclusters.PhaseDeleting
+	case strings.EqualFold(rowStatus, hostclusters.PhaseTearingDown):
+		return o.Phase != hostclusters.PhaseTearingDown && (o.Phase != hostclusters.PhaseFailed || o.TeardownPending)
+	}
+	return false
+}
