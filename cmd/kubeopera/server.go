@@ -9,6 +9,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/serve"
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 // serverFlags are shared by the commands that open the server's database.
@@ -16,6 +17,11 @@ func serverFlags(cmd *cobra.Command, c *serve.Config) {
 	cmd.Flags().StringVar(&c.DataDir, "data-dir", envOr("KUBEOPERA_DATA_DIR", "data"), "directory for the SQLite database, generated key and first admin token (env KUBEOPERA_DATA_DIR)")
 	cmd.Flags().StringVar(&c.Database, "database", os.Getenv("KUBEOPERA_DATABASE_URL"), "postgres:// URL, or a SQLite file path; default <data-dir>/kubeopera.db (env KUBEOPERA_DATABASE_URL)")
 	c.Getenv = os.LookupEnv
+	c.Pool = store.DefaultPool
+	cmd.Flags().IntVar(&c.Pool.MaxOpen, "db-max-open-conns", c.Pool.MaxOpen, "PostgreSQL: most connections open at once (0: no limit)")
+	cmd.Flags().IntVar(&c.Pool.MaxIdle, "db-max-idle-conns", c.Pool.MaxIdle, "PostgreSQL: connections kept open for reuse")
+	cmd.Flags().DurationVar(&c.Pool.MaxLifetime, "db-conn-max-lifetime", c.Pool.MaxLifetime, "PostgreSQL: close a connection this long after it opened (0: never)")
+	cmd.Flags().DurationVar(&c.Pool.MaxIdleTime, "db-conn-max-idle-time", c.Pool.MaxIdleTime, "PostgreSQL: close a connection unused this long (0: never)")
 }
 
 func newServerCommand() *cobra.Command {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -20,7 +19,8 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
-		return problem(http.StatusServiceUnavailable, "database not reachable: %v", err)
+		s.log.Warn("not ready", "request_id", requestID(c), "reason", err)
+		return errDatabaseDown()
 	}
 	return c.JSON(healthStatus{Status: "ready"})
 }

@@ -77,6 +77,8 @@ type envOpts struct {
 	registry   func(hostclusters.Registry) hostclusters.Registry
 	inspector  Inspector
 	noSync     bool
+	hash       func([]byte) ([]byte, error)
+	setupDone  func()
 	fleet      bool // overview and health routes over the management cluster's stored kubeconfigs
 }
 
@@ -147,7 +149,8 @@ func newEnv(t testing.TB, o envOpts) *env {
 		reg = o.registry(reg)
 	}
 	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
-		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl,
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl, SetupSecret: testSetupSecret,
+		hashPassword: o.hash, SetupDone: o.setupDone,
 		Overview: federation.Options{Timeout: 10 * time.Second, Assess: fleet.Assess}})
 	e.admin = e.token(PlatformAdmin)
 	e.viewer = e.token(Viewer)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/health"
+	"github.com/ochestra-tech/kubeopera/server/kubeconfig"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -49,13 +50,15 @@ func (s *server) clusterHealth(c *fiber.Ctx) error {
 	if !ok {
 		return problem(http.StatusConflict, "cluster %q has no usable kubeconfig yet (status %s)", row.Name, row.Status)
 	}
-	cs, err := kubernetes.NewForConfig(t.Config)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(c.UserContext(), s.overviewOpts.Timeout)
-	defer cancel()
-	sc, err := health.Assess(ctx, cs)
+	sc, err := s.healthCache.Get(c.UserContext(), row.ID, func(ctx context.Context) (health.Score, error) {
+		cs, err := kubernetes.NewForConfig(kubeconfig.Tune(t.Config))
+		if err != nil {
+			return health.Score{}, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, s.overviewOpts.Timeout)
+		defer cancel()
+		return health.Assess(ctx, cs)
+	})
 	if err != nil {
 		return problem(http.StatusBadGateway, "cluster %q did not answer: %v", row.Name, err)
 	}

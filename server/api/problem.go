@@ -51,7 +51,12 @@ func invalid(fields ...FieldProblem) *Problem {
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		p := toProblem(err)
-		if p.Status >= 500 {
+		switch {
+		case p.Status == http.StatusServiceUnavailable:
+			// Expected while a dependency is down: a warning with the
+			// detail the client is not shown.
+			log.Warn("request not served", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "reason", err)
+		case p.Status >= 500:
 			log.Error("request failed", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "error", err)
 		}
 		return c.Status(p.Status).JSON(p, "application/problem+json")
@@ -69,6 +74,8 @@ func toProblem(err error) *Problem {
 		out := problem(http.StatusConflict, "%s", conflict.Message)
 		out.Fields = []FieldProblem{{Field: conflict.Field, Message: conflict.Message}}
 		return out
+	case store.Unavailable(err):
+		return errDatabaseDown()
 	case errors.Is(err, store.ErrNotFound):
 		return problem(http.StatusNotFound, "%s", err.Error())
 	case errors.As(err, &fe):
@@ -79,4 +86,10 @@ func toProblem(err error) *Problem {
 		return problem(fe.Code, "%s", msg)
 	}
 	return problem(http.StatusInternalServerError, "internal error; the server log has details under this request's ID")
+}
+
+// errDatabaseDown is the answer while the database cannot be reached; the
+// log has the driver's error.
+func errDatabaseDown() *Problem {
+	return problem(http.StatusServiceUnavailable, "the database is not reachable; try again shortly")
 }

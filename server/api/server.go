@@ -8,6 +8,7 @@ package api
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,8 +18,10 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/federation"
+	"github.com/ochestra-tech/kubeopera/server/health"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/inspect"
+	"github.com/ochestra-tech/kubeopera/server/livecache"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -57,9 +60,18 @@ type Deps struct {
 	Fleet Fleet
 	// Overview configures the fan-out (timeout, pricing, assessor).
 	Overview federation.Options
+	// SetupSecret is what POST /setup/admin must carry in
+	// X-KubeOpera-Setup-Secret; empty refuses every setup call.
+	SetupSecret string
+	// SetupDone, if not nil, is called once the first administrator
+	// exists, so the secret's file can be removed.
+	SetupDone func()
 	// NoSyncOnRead turns off merging HostCluster phases into cluster reads
 	// (for the benchmark's baseline).
 	NoSyncOnRead bool
+
+	// hashPassword replaces bcrypt in tests that count hashes.
+	hashPassword func([]byte) ([]byte, error)
 }
 
 type server struct {
@@ -74,13 +86,26 @@ type server struct {
 
 	fleet        Fleet
 	overviewOpts federation.Options
+
+	// healthCache keeps each cluster's score for a few seconds, so viewers
+	// loading the same page share one assessment.
+	healthCache *livecache.Cache[health.Score]
+
+	setupSecret  string
+	setupDone    func()
+	setupMu      sync.Mutex
+	hashPassword func([]byte) ([]byte, error)
 }
 
 // New returns the API as a fiber app.
 func New(d Deps) *fiber.App {
 	s := &server{store: d.Store, keyring: d.Keyring, providers: d.Providers, registry: d.Registry,
 		inspector: d.Inspector, log: d.Logger, sync: !d.NoSyncOnRead, metrics: newMetrics(prometheus.NewRegistry()),
-		fleet: d.Fleet, overviewOpts: d.Overview}
+		fleet: d.Fleet, overviewOpts: d.Overview, setupSecret: d.SetupSecret, setupDone: d.SetupDone,
+		hashPassword: d.hashPassword, healthCache: livecache.New[health.Score](livecache.DefaultTTL, time.Minute)}
+	if s.hashPassword == nil {
+		s.hashPassword = defaultHashPassword
+	}
 	if s.overviewOpts.Timeout == 0 {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
@@ -94,8 +119,12 @@ func New(d Deps) *fiber.App {
 		BodyLimit:             maxBodyBytes,
 		ErrorHandler:          errorHandler(s.log),
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          60 * time.Second,
+		// Fiber otherwise hands out strings that alias its reused request
+		// buffers: a method or path kept in a metric label, log or map
+		// would change under it with the next request.
+		Immutable:    true,
+		ReadTimeout:  30 * time.Second,
+		WriteTimeout: 60 * time.Second,
 	})
 	app.Use(recover.New(), requestid.New(), s.observe)
 	for _, r := range routes {

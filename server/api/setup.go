@@ -1,6 +1,7 @@
 package api
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
@@ -64,15 +65,23 @@ func (s *server) setupStatus(c *fiber.Ctx) error {
 	return c.JSON(setupStatus{AdminExists: exists})
 }
 
-// setupAdmin creates the super-admin. It is anonymous, being how a new
-// installation gets its first user, and so works only while there is none:
-// the check up front spares a bcrypt hash per late call, and the database's
-// one-super-admin index decides between concurrent calls.
+// SetupSecretHeader carries the one-time setup secret on POST /setup/admin.
+const SetupSecretHeader = "X-KubeOpera-Setup-Secret"
+
+// setupAdmin creates the super-admin. It carries no token, being how a new
+// installation gets its first user, so it needs the one-time setup secret
+// only the installer holds, and works only while there is no super-admin
+// (which can never be deleted: once one exists the secret is used up).
+// Calls are serialised and the existence check comes first, so late or
+// concurrent calls are answered 409 without a bcrypt hash each; the
+// database's one-super-admin index still decides between servers.
 func (s *server) setupAdmin(c *fiber.Ctx) error {
 	var r setupAdminRequest
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
+	s.setupMu.Lock()
+	defer s.setupMu.Unlock()
 	ctx := c.UserContext()
 	exists, err := s.store.SuperAdminExists(ctx)
 	if err != nil {
@@ -81,11 +90,14 @@ func (s *server) setupAdmin(c *fiber.Ctx) error {
 	if exists {
 		return errAdminExists()
 	}
+	if err := s.checkSetupSecret(c.Get(SetupSecretHeader)); err != nil {
+		return err
+	}
 	if err := collect(checkEmail("email", r.Email), checkUsername("username", r.Username),
 		checkPassword("password", r.Password)); err != nil {
 		return err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(r.Password), passwordHashCost)
+	hash, err := s.hashPassword([]byte(r.Password))
 	if err != nil {
 		return fmt.Errorf("hash the administrator's password: %w", err)
 	}
@@ -95,8 +107,32 @@ func (s *server) setupAdmin(c *fiber.Ctx) error {
 		return s.setupConflict(c, err)
 	}
 	s.log.Info("super-admin created", "user_id", u.ID, "username", u.Username, "request_id", requestID(c))
+	if s.setupDone != nil {
+		s.setupDone()
+	}
 	return c.Status(http.StatusCreated).JSON(setupAdminResponse{ID: u.ID, Email: u.Email, Username: u.Username,
 		CreatedAt: u.CreatedAt})
+}
+
+// checkSetupSecret compares the header with the configured secret in
+// constant time. Neither value ever appears in a message.
+func (s *server) checkSetupSecret(got string) error {
+	if s.setupSecret == "" {
+		return problem(http.StatusForbidden, "this server has no setup secret, so no first administrator can be created: "+
+			"set KUBEOPERA_SETUP_SECRET, or restart it with a data directory it can write")
+	}
+	if got == "" {
+		return problem(http.StatusUnauthorized, "send the one-time setup secret in header %s: it is in the file setup-secret "+
+			"in the server's data directory, or the KUBEOPERA_SETUP_SECRET the server was started with", SetupSecretHeader)
+	}
+	if subtle.ConstantTimeCompare([]byte(got), []byte(s.setupSecret)) != 1 {
+		return problem(http.StatusForbidden, "the setup secret in header %s is not this server's", SetupSecretHeader)
+	}
+	return nil
+}
+
+func defaultHashPassword(pw []byte) ([]byte, error) {
+	return bcrypt.GenerateFromPassword(pw, passwordHashCost)
 }
 
 // setupConflict explains a failed insert. A concurrent call that won may

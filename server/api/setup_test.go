@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -21,7 +23,29 @@ const (
 	setupPath       = "/api/v1/setup"
 	setupAdminPath  = "/api/v1/setup/admin"
 	adminExistsText = "an administrator already exists; this endpoint works only once"
+	testSetupSecret = "setup-secret-for-tests-0123456789abcdef"
 )
+
+// setup sends POST /setup/admin with the setup secret.
+func (e *env) setup(body any) (int, []byte) {
+	e.t.Helper()
+	return e.setupWith(testSetupSecret, body)
+}
+
+// setupWith sends POST /setup/admin with secret in the header ("" for none).
+func (e *env) setupWith(secret string, body any) (int, []byte) {
+	e.t.Helper()
+	j, _ := json.Marshal(body)
+	if s, ok := body.(string); ok {
+		j = []byte(s)
+	}
+	req := httptest.NewRequest(http.MethodPost, setupAdminPath, bytes.NewReader(j))
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set(SetupSecretHeader, secret)
+	}
+	return e.send(req)
+}
 
 // eachStore runs fn against an API on SQLite and on PostgreSQL.
 func eachStore(t *testing.T, fn func(t *testing.T, e *env)) {
@@ -59,8 +83,7 @@ func TestSetupCreatesTheFirstAdminOnce(t *testing.T) {
 		if e.adminExists(t) {
 			t.Fatal("adminExists is true on a new installation")
 		}
-		code, body := e.do(http.MethodPost, setupAdminPath, "",
-			map[string]string{"email": "Ops@Example.com", "username": "ops-admin", "password": password})
+		code, body := e.setup(map[string]string{"email": "Ops@Example.com", "username": "ops-admin", "password": password})
 		mustStatus(t, "first setup", code, body, 201)
 		got := decode[map[string]any](t, body)
 		keys := slices.Sorted(maps.Keys(got))
@@ -101,7 +124,7 @@ func TestSetupCreatesTheFirstAdminOnce(t *testing.T) {
 			{"another admin", map[string]string{"email": "second@example.com", "username": "second", "password": "second-admin-password"}},
 			{"an invalid request, once closed", map[string]string{"email": "x", "username": "X", "password": "short"}},
 		} {
-			code, body := e.do(http.MethodPost, setupAdminPath, "", tc.body)
+			code, body := e.setup(tc.body)
 			if p := decode[Problem](t, body); code != 409 || p.Detail != adminExistsText {
 				t.Errorf("%s: %d %s, want 409 %q", tc.name, code, body, adminExistsText)
 			}
@@ -133,7 +156,7 @@ func TestConcurrentSetupCallsCreateExactlyOneAdmin(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				codes[i], bodies[i] = e.do(http.MethodPost, setupAdminPath, "", req)
+				codes[i], bodies[i] = e.setup(req)
 			}()
 		}
 		close(start)
@@ -188,8 +211,7 @@ func TestSetupAdminNamesEachInvalidField(t *testing.T) {
 		{"two fields at once", "nope", "ops", "short-pw-secret", []string{"email", "password"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := e.do(http.MethodPost, setupAdminPath, "",
-				map[string]string{"email": tc.email, "username": tc.username, "password": tc.password})
+			code, body := e.setup(map[string]string{"email": tc.email, "username": tc.username, "password": tc.password})
 			p := decode[Problem](t, body)
 			var fields []string
 			for _, f := range p.Fields {
@@ -203,7 +225,7 @@ func TestSetupAdminNamesEachInvalidField(t *testing.T) {
 			}
 		})
 	}
-	code, body := e.do(http.MethodPost, setupAdminPath, "", `{"email":`)
+	code, body := e.setup(`{"email":`)
 	if code != 400 || !strings.Contains(string(body), "not valid JSON") {
 		t.Errorf("broken JSON: %d %s", code, body)
 	}

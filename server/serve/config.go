@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
@@ -30,6 +31,8 @@ type Config struct {
 	// SelfKubeconfig reaches the cluster to self-register; empty means
 	// in-cluster when running in a cluster, else none.
 	SelfKubeconfig string
+	// Pool sizes the PostgreSQL connection pool; zero means store.DefaultPool.
+	Pool store.Pool
 	// Getenv reads KUBEOPERA_ENCRYPTION_KEY* and KUBEOPERA_ADMIN_TOKEN.
 	Getenv func(string) (string, bool)
 }
@@ -46,7 +49,14 @@ func OpenStore(ctx context.Context, c Config) (*store.Store, error) {
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", c.DataDir, err)
 	}
-	st, err := store.Open(ctx, c.databaseDSN())
+	if err := privateSQLiteFiles(c.databaseDSN(), stderrSay); err != nil {
+		return nil, err
+	}
+	pool := c.Pool
+	if pool == (store.Pool{}) {
+		pool = store.DefaultPool
+	}
+	st, err := store.OpenPool(ctx, c.databaseDSN(), pool)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +65,29 @@ func OpenStore(ctx context.Context, c Config) (*store.Store, error) {
 		return nil, fmt.Errorf("migrate database: %w", err)
 	}
 	return st, nil
+}
+
+// privateSQLiteFiles makes a SQLite database readable by the owner only:
+// it creates a new database file 0600 before SQLite does (its -wal and -shm
+// files take the database's mode) and tightens existing ones.
+func privateSQLiteFiles(dsn string, say func(string, ...any)) error {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dsn), 0o700); err != nil {
+		return fmt.Errorf("database directory: %w", err)
+	}
+	f, err := os.OpenFile(dsn, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create database file %s: %w", dsn, err)
+	}
+	_ = f.Close()
+	for _, p := range []string{dsn, dsn + "-wal", dsn + "-shm"} {
+		if err := ensurePrivate(p, say); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keyFile is where a generated encryption key lives in the data directory.
@@ -115,7 +148,8 @@ func EnsureAdminToken(ctx context.Context, c Config, st *store.Store, say func(s
 	path := filepath.Join(c.DataDir, "admin-token")
 	if !fromEnv {
 		token, _ = api.NewToken()
-		if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		// writePrivate makes even a file left over with a looser mode 0600.
+		if err := writePrivate(path, []byte(token+"\n")); err != nil {
 			return fmt.Errorf("write first admin token: %w", err)
 		}
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/fleet"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/inspect"
+	"github.com/ochestra-tech/kubeopera/server/kubeconfig"
+	"github.com/ochestra-tech/kubeopera/server/livecache"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -39,6 +41,10 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 		return err
 	}
 	if err := EnsureAdminToken(ctx, c, st, say); err != nil {
+		return err
+	}
+	setupSecret, err := EnsureSetupSecret(ctx, c, st, say)
+	if err != nil {
 		return err
 	}
 	providers, err := plugin.Open(ctx, plugin.Options{Dir: c.PluginDir})
@@ -66,7 +72,8 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 		return err
 	}
 	app := api.New(api.Deps{Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
-		Logger: log, Fleet: fleetSrc, Overview: overview})
+		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
+		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) }})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
@@ -87,15 +94,25 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 }
 
 // restConfig loads a kubeconfig file, or the in-cluster ServiceAccount when
-// path is empty and the process runs in a cluster; nil when neither.
+// path is empty and the process runs in a cluster; nil when neither. The
+// client gets the server's rate limits, not client-go's 5 requests/s.
 func restConfig(path string) (*rest.Config, error) {
-	if path != "" {
-		return clientcmd.BuildConfigFromFlags("", path)
-	}
-	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+	var (
+		cfg *rest.Config
+		err error
+	)
+	switch {
+	case path != "":
+		cfg, err = clientcmd.BuildConfigFromFlags("", path)
+	case os.Getenv("KUBERNETES_SERVICE_HOST") == "":
 		return nil, nil
+	default:
+		cfg, err = rest.InClusterConfig()
 	}
-	return rest.InClusterConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kubeconfig.Tune(cfg), nil
 }
 
 // managementRegistry connects to the management cluster, if any, and starts
@@ -131,7 +148,7 @@ func selfInspector(cfg *rest.Config) (api.Inspector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("self-registration cluster: %w", err)
 	}
-	return inspect.Inspector{Client: cs}, nil
+	return inspect.NewCached(inspect.Inspector{Client: cs}, livecache.DefaultTTL), nil
 }
 
 // fleetSetup decides what the overview asks: stored kubeconfigs on the

@@ -89,6 +89,7 @@ func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
 	if c := call("GET", "/api/v1/clusters", nil); c != 200 {
 		t.Errorf("list: %d", c)
 	}
+	setupSecret := firstAdmin(t, addr, filepath.Join(data, "setup-secret"))
 	cancel()
 	select {
 	case err := <-done:
@@ -99,18 +100,18 @@ func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
 		t.Fatal("server did not shut down")
 	}
 	all := out.String() + logs.String()
-	for _, secret := range []string{admin, secretKey, kubeconfigToken, "certificate-authority-data", "client-key-data"} {
+	for _, secret := range []string{admin, setupSecret, secretKey, kubeconfigToken, "certificate-authority-data", "client-key-data"} {
 		if strings.Contains(all, secret) {
 			t.Errorf("output or logs contain %.12s…", secret)
 		}
 	}
-	for _, want := range []string{"admin-token", "listening on http://" + addr, "shutting down", "generated an encryption key"} {
+	for _, want := range []string{"admin-token", "listening on http://" + addr, "shutting down", "generated an encryption key", "setup-secret"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("operator output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if n := strings.Count(logs.String(), `"msg":"request"`); n != 3 {
-		t.Errorf("%d request log lines, want 3:\n%s", n, logs.String())
+	if n := strings.Count(logs.String(), `"msg":"request"`); n != 4 {
+		t.Errorf("%d request log lines, want 4:\n%s", n, logs.String())
 	}
 
 	// A second start keeps the token and key; a wrong key is a startup error.
@@ -124,4 +125,34 @@ func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not configured") {
 		t.Errorf("start with the wrong key = %v, want an error naming the missing key", err)
 	}
+}
+
+// firstAdmin creates the first administrator with the setup secret a local
+// first start wrote, and checks the secret's file is gone afterwards.
+func firstAdmin(t *testing.T, addr, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("setup secret: %v", err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("setup-secret mode %v", st.Mode().Perm())
+	}
+	secret := strings.TrimSpace(string(b))
+	body := `{"email":"ops@example.com","username":"ops","password":"first-admin-password"}`
+	req, _ := http.NewRequest("POST", "http://"+addr+"/api/v1/setup/admin", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-KubeOpera-Setup-Secret", secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Errorf("first admin with the setup secret: %d", resp.StatusCode)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the used setup secret's file is still there (%v)", err)
+	}
+	return secret
 }

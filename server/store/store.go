@@ -43,20 +43,14 @@ type Store struct {
 // parent directories are created. Open checks that the database answers but
 // does not migrate it: call Migrate.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	var (
-		s   *Store
-		err error
-	)
+	return OpenPool(ctx, dsn, DefaultPool)
+}
+
+func open(dsn string) (*Store, error) {
 	if isPostgresDSN(dsn) {
-		s = openPostgres(dsn)
-	} else if s, err = openSQLite(dsn); err != nil {
-		return nil, err
+		return openPostgres(dsn), nil
 	}
-	if err := s.db.PingContext(ctx); err != nil {
-		_ = s.db.Close()
-		return nil, fmt.Errorf("connect to %s database: %w", s.dialect, err)
-	}
-	return s, nil
+	return openSQLite(dsn)
 }
 
 func isPostgresDSN(dsn string) bool {
