@@ -55,7 +55,8 @@ type Deps struct {
 	// Fleet lists reachable clusters for the overview and health routes;
 	// nil when none can be reached.
 	Fleet Fleet
-	// Overview configures the fan-out (timeout, pricing, assessor).
+	// Overview configures the fan-out (timeout, concurrency, pricing,
+	// assessor) and how long viewers share one result (CacheTTL).
 	Overview federation.Options
 	// NoSyncOnRead turns off merging HostCluster phases into cluster reads
 	// (for the benchmark's baseline).
@@ -74,13 +75,14 @@ type server struct {
 
 	fleet        Fleet
 	overviewOpts federation.Options
+	overviews    *federation.Cache
 }
 
 // New returns the API as a fiber app.
 func New(d Deps) *fiber.App {
 	s := &server{store: d.Store, keyring: d.Keyring, providers: d.Providers, registry: d.Registry,
 		inspector: d.Inspector, log: d.Logger, sync: !d.NoSyncOnRead, metrics: newMetrics(prometheus.NewRegistry()),
-		fleet: d.Fleet, overviewOpts: d.Overview}
+		fleet: d.Fleet, overviewOpts: d.Overview, overviews: federation.NewCache(d.Overview.CacheTTL)}
 	if s.overviewOpts.Timeout == 0 {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}

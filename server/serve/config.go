@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
@@ -32,6 +33,11 @@ type Config struct {
 	SelfKubeconfig string
 	// Getenv reads KUBEOPERA_ENCRYPTION_KEY* and KUBEOPERA_ADMIN_TOKEN.
 	Getenv func(string) (string, bool)
+	// OverviewConcurrency caps the clusters the overview asks at once and
+	// OverviewCacheTTL is how long viewers share one overview; zero means
+	// federation's defaults.
+	OverviewConcurrency int
+	OverviewCacheTTL    time.Duration
 }
 
 func (c *Config) databaseDSN() string {
