@@ -112,6 +112,7 @@ func managementRegistry(runCtx context.Context, kubeconfig string) (hostclusters
 	if err != nil {
 		return nil, err
 	}
+	reg.Finalize = true // the controller runs beside the server
 	ctx, cancel := context.WithTimeout(runCtx, 15*time.Second)
 	defer cancel()
 	if err := reg.EnsureNamespace(ctx); err != nil {
