@@ -2,19 +2,16 @@ package plugin_test
 
 import (
 	"context"
-	"net"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/internal/benchsummary"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -30,25 +27,6 @@ func BenchmarkLaunchHandshake(b *testing.B) {
 		}
 		h.Close()
 	}
-}
-
-// rawGRPC is the baseline: a plain gRPC unary call (health Check) to a
-// server in this process over TCP loopback, without TLS.
-func rawGRPC(b *testing.B) healthpb.HealthClient {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	healthpb.RegisterHealthServer(srv, health.NewServer())
-	go func() { _ = srv.Serve(lis) }()
-	b.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { conn.Close() })
-	return healthpb.NewHealthClient(conn)
 }
 
 func hostProvider(b *testing.B) *plugin.Supervised {
@@ -93,6 +71,14 @@ func BenchmarkStatusRoundTrip(b *testing.B) {
 	b.ReportMetric(percentile(viaRaw, 0.5), "raw-p50-ns")
 	b.ReportMetric(percentile(viaRaw, 0.99), "raw-p99-ns")
 	b.ReportMetric(percentile(viaHost, 0.5)/percentile(viaRaw, 0.5), "host/raw-p50")
+	b.ReportMetric(percentile(viaHost, 0.99)/percentile(viaRaw, 0.99), "host/raw-p99")
+	for _, q := range []struct {
+		name string
+		p    float64
+	}{{"p50", 0.5}, {"p99", 0.99}} {
+		benchsummary.Print(benchsummary.Figure{Name: "plugin call " + q.name + " via host (floor: raw gRPC, same socket+mTLS)",
+			Value: percentile(viaHost, q.p) / 1000, Floor: percentile(viaRaw, q.p) / 1000, Unit: "µs", Op: "<=", Limit: 1.2})
+	}
 }
 
 // parallel runs n calls of call spread over 16 goroutines and returns calls/s.
@@ -137,4 +123,6 @@ func BenchmarkStatus16Callers(b *testing.B) {
 	b.ReportMetric(hostRate/float64(rounds), "host-calls/s")
 	b.ReportMetric(rawRate/float64(rounds), "raw-calls/s")
 	b.ReportMetric(hostRate/rawRate, "host/raw-throughput")
+	benchsummary.Print(benchsummary.Figure{Name: "plugin calls/s, 16 callers via host (floor: raw gRPC)",
+		Value: hostRate / float64(rounds), Floor: rawRate / float64(rounds), Unit: "calls/s", Op: ">=", Limit: 0.9})
 }

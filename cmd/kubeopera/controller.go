@@ -19,6 +19,16 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/serve"
 )
 
+// Defaults of the controller's throughput flags, sized for a fleet of
+// thousands: a HostCluster costs about one status write per phase, and
+// validating access waits on the target's API server, so reconciles wait on
+// the network far more than on CPU.
+const (
+	defaultConcurrency     = 16
+	defaultManagementQPS   = 200
+	defaultManagementBurst = 400
+)
+
 type controllerOptions struct {
 	db            serve.Config
 	pluginDir     string
@@ -26,6 +36,8 @@ type controllerOptions struct {
 	metricsAddr   string
 	probeAddr     string
 	concurrency   int
+	qps           float64
+	burst         int
 	retryWindow   time.Duration
 	pollInterval  time.Duration
 	kubeconfigArg string
@@ -53,7 +65,9 @@ func newControllerCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader so only one replica reconciles")
 	cmd.Flags().StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address (0 disables)")
 	cmd.Flags().StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "liveness and readiness probe address")
-	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "HostClusters reconciled at once")
+	cmd.Flags().IntVar(&o.concurrency, "concurrency", defaultConcurrency, "HostClusters reconciled at once (the controller's MaxConcurrentReconciles)")
+	cmd.Flags().Float64Var(&o.qps, "management-qps", defaultManagementQPS, "requests per second the controller may send the management cluster")
+	cmd.Flags().IntVar(&o.burst, "management-burst", defaultManagementBurst, "requests the controller may send the management cluster in a burst above --management-qps")
 	cmd.Flags().DurationVar(&o.retryWindow, "access-retry-window", 5*time.Minute, "how long an unreachable cluster is retried before it is Failed")
 	cmd.Flags().DurationVar(&o.pollInterval, "poll-interval", 10*time.Second, "how often a provisioning operation is polled")
 	cmd.Flags().StringVar(&o.chart.RepoURL, "flux-chart-repo", "", "Helm repository of the Flux chart (default: the fluxcd-community repository)")
@@ -76,7 +90,7 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 	if err != nil {
 		return fmt.Errorf("management cluster: %w", err)
 	}
-	cfg.QPS, cfg.Burst = controller.ManagementQPS, controller.ManagementBurst
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	st, err := serve.OpenStore(ctx, o.db)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -44,5 +45,7 @@ func newServerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&c.PluginDir, "plugin-dir", plugin.DirFromEnv(), "directory of provider plugins (env KUBEOPERA_PLUGIN_DIR)")
 	cmd.Flags().StringVar(&c.ManagementKubeconfig, "kubeconfig", os.Getenv("KUBEOPERA_MANAGEMENT_KUBECONFIG"), "kubeconfig of the management cluster that runs the controller; default in-cluster when in a cluster")
 	cmd.Flags().StringVar(&c.SelfKubeconfig, "self-kubeconfig", os.Getenv("KUBEOPERA_SELF_KUBECONFIG"), "kubeconfig of the cluster this server runs in, for self-registration; default in-cluster")
+	cmd.Flags().IntVar(&c.OverviewConcurrency, "overview-concurrency", federation.DefaultConcurrency, "clusters the multi-cluster overview asks at once")
+	cmd.Flags().DurationVar(&c.OverviewCacheTTL, "overview-cache-ttl", federation.DefaultCacheTTL, "how long viewers of the overview share one result (negative: only concurrent viewers share)")
 	return cmd
 }

@@ -10,28 +10,6 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// clusterList is GET /clusters. HostRegistered tells the dashboard whether
-// to show Get Started: it is false until a host cluster row exists, however
-// many other clusters are connected.
-type clusterList struct {
-	Items          []clusterView `json:"items"`
-	HostRegistered bool          `json:"hostRegistered"`
-}
-
-func (s *server) listClusters(c *fiber.Ctx) error {
-	rows, err := s.store.ListClusters(c.UserContext())
-	if err != nil {
-		return err
-	}
-	rows = s.syncOnRead(c, rows)
-	out := clusterList{Items: make([]clusterView, 0, len(rows))}
-	for _, r := range rows {
-		out.Items = append(out.Items, view(r))
-		out.HostRegistered = out.HostRegistered || r.IsHost
-	}
-	return c.JSON(out)
-}
-
 func (s *server) getCluster(c *fiber.Ctx) error {
 	row, err := s.store.GetCluster(c.UserContext(), c.Params("id"))
 	if err != nil {
@@ -51,42 +29,6 @@ func (s *server) getCluster(c *fiber.Ctx) error {
 		}
 	}
 	return c.JSON(v)
-}
-
-// syncOnRead merges the live phase and message of every HostCluster into
-// rows with one List call, writes back only the rows that changed, and
-// returns the merged rows. When the management cluster cannot be read the
-// stored rows are served as they are: a read never fails for it.
-func (s *server) syncOnRead(c *fiber.Ctx, rows []store.Cluster) []store.Cluster {
-	if !s.sync || len(rows) == 0 {
-		return rows
-	}
-	s.refreshHost(c, rows)
-	observed, err := s.registry.List(c.UserContext())
-	if err != nil {
-		s.log.Warn("sync-on-read skipped: cannot list HostClusters", "error", err, "request_id", requestID(c))
-		return rows
-	}
-	rows = s.dropFinished(c, rows, observed)
-	var changed []store.StatusUpdate
-	for i := range rows {
-		o, ok := observed[rows[i].ID]
-		if !ok {
-			continue
-		}
-		s.syncInventory(c, &rows[i], o)
-		if o.Phase == "" || (o.Phase == rows[i].Status && o.Message == rows[i].Message) || sticky(rows[i].Status, o) {
-			continue
-		}
-		rows[i].Status, rows[i].Message = o.Phase, o.Message
-		changed = append(changed, store.StatusUpdate{ID: rows[i].ID, Status: o.Phase, Message: o.Message})
-	}
-	if len(changed) > 0 {
-		if err := s.store.UpdateStatuses(c.UserContext(), changed); err != nil {
-			s.log.Warn("sync-on-read: write-back failed; served live values", "error", err, "request_id", requestID(c))
-		}
-	}
-	return rows
 }
 
 // deleteCluster disconnects: it deletes the HostCluster, whose finalizer

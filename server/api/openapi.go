@@ -112,7 +112,7 @@ var schemas = map[string]any{
 	"OverviewRow": obj(map[string]string{"id": "string", "name": "string", "reachable": "boolean", "error": "string",
 		"score": "number", "badge": "string", "nodesReady": "integer", "nodesTotal": "integer", "cpuPercent": "number",
 		"memoryPercent": "number", "monthlyCost": "number", "unpricedNodes": "integer"}),
-	"ClusterList": obj(map[string]string{"items": "[]Cluster", "hostRegistered": "boolean"}),
+	"ClusterList": obj(map[string]string{"items": "[]Cluster", "continue": "string", "hostRegistered": "boolean"}),
 
 	"TeardownRequest":   obj(map[string]string{"confirmName": "string"}, "confirmName"),
 	"LifecycleResponse": obj(map[string]string{"id": "string", "name": "string", "status": "string", "message": "string"}),

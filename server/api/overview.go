@@ -21,16 +21,23 @@ type Fleet interface {
 }
 
 // overview is GET /federation/overview: every reachable cluster assessed
-// concurrently, each within its own timeout.
+// concurrently, each within its own timeout. Viewers share one fan-out and
+// its result for the cache's TTL (federation.Cache).
 func (s *server) overview(c *fiber.Ctx) error {
 	if s.fleet == nil {
 		return problem(http.StatusServiceUnavailable, "the overview needs access to clusters: configure a management cluster or self-registration")
 	}
-	targets, err := s.fleet.Targets(c.UserContext())
+	ov, err := s.overviews.Get(c.UserContext(), func(ctx context.Context) (federation.Overview, error) {
+		targets, err := s.fleet.Targets(ctx)
+		if err != nil {
+			return federation.Overview{}, problem(http.StatusBadGateway, "listing the clusters to ask: %v", err)
+		}
+		return federation.Build(ctx, targets, s.overviewOpts), nil
+	})
 	if err != nil {
-		return problem(http.StatusBadGateway, "listing the clusters to ask: %v", err)
+		return err
 	}
-	return c.JSON(federation.Build(c.UserContext(), targets, s.overviewOpts))
+	return c.JSON(ov)
 }
 
 // clusterHealth is GET /clusters/{id}/health: the score and the findings

@@ -58,7 +58,8 @@ type Deps struct {
 	// Fleet lists reachable clusters for the overview and health routes;
 	// nil when none can be reached.
 	Fleet Fleet
-	// Overview configures the fan-out (timeout, pricing, assessor).
+	// Overview configures the fan-out (timeout, concurrency, pricing,
+	// assessor) and how long viewers share one result (CacheTTL).
 	Overview federation.Options
 	// SetupSecret is what POST /setup/admin must carry in
 	// X-KubeOpera-Setup-Secret; empty refuses every setup call.
@@ -86,6 +87,7 @@ type server struct {
 
 	fleet        Fleet
 	overviewOpts federation.Options
+	overviews    *federation.Cache
 
 	// healthCache keeps each cluster's score for a few seconds, so viewers
 	// loading the same page share one assessment.
@@ -102,6 +104,7 @@ func New(d Deps) *fiber.App {
 	s := &server{store: d.Store, keyring: d.Keyring, providers: d.Providers, registry: d.Registry,
 		inspector: d.Inspector, log: d.Logger, sync: !d.NoSyncOnRead, metrics: newMetrics(prometheus.NewRegistry()),
 		fleet: d.Fleet, overviewOpts: d.Overview, setupSecret: d.SetupSecret, setupDone: d.SetupDone,
+		overviews:    federation.NewCache(d.Overview.CacheTTL),
 		hashPassword: d.hashPassword, healthCache: livecache.New[health.Score](livecache.DefaultTTL, time.Minute)}
 	if s.hashPassword == nil {
 		s.hashPassword = defaultHashPassword

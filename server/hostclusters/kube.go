@@ -31,6 +31,11 @@ type Kube struct {
 	core kubernetes.Interface
 	// cache, once started, answers List from memory.
 	cache cache.SharedIndexInformer
+	// Finalize makes Create add the controller's Finalizer, so the
+	// controller's first reconcile writes only the status (the server sets
+	// it). Without a controller running, a HostCluster created so is never
+	// deleted, which is why it is not the default for a bare Kube.
+	Finalize bool
 }
 
 // NewKube returns a Registry on the management cluster cfg points at.
@@ -60,7 +65,7 @@ func (k *Kube) Create(ctx context.Context, s Spec) error {
 			return fmt.Errorf("store kubeconfig of cluster %s: %w", s.ID, err)
 		}
 	}
-	if _, err := k.dyn.Resource(GVR).Namespace(Namespace).Create(ctx, toObject(s), metav1.CreateOptions{}); err != nil {
+	if _, err := k.dyn.Resource(GVR).Namespace(Namespace).Create(ctx, toObject(s, k.Finalize), metav1.CreateOptions{}); err != nil {
 		if len(s.Kubeconfig) > 0 {
 			_ = k.core.CoreV1().Secrets(Namespace).Delete(ctx, KubeconfigSecretName(s.ID), metav1.DeleteOptions{})
 		}
@@ -69,7 +74,7 @@ func (k *Kube) Create(ctx context.Context, s Spec) error {
 	return nil
 }
 
-func toObject(s Spec) *unstructured.Unstructured {
+func toObject(s Spec, finalize bool) *unstructured.Unstructured {
 	spec := map[string]any{"mode": string(s.Mode), "provider": s.Provider, "region": s.Region}
 	set := func(key, v string) {
 		if v != "" {
@@ -103,12 +108,16 @@ func toObject(s Spec) *unstructured.Unstructured {
 	set("registryPullSecretRef", s.RegistryPullSecretRef)
 	set("adminEmail", s.AdminEmail)
 	set("adminUsername", s.AdminUsername)
+	meta := map[string]any{"name": s.ID, "namespace": Namespace,
+		"labels": map[string]any{v1alpha1.ClusterIDLabel: s.ID}}
+	if finalize {
+		meta["finalizers"] = []any{Finalizer}
+	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": GVR.GroupVersion().String(),
 		"kind":       "HostCluster",
-		"metadata": map[string]any{"name": s.ID, "namespace": Namespace,
-			"labels": map[string]any{v1alpha1.ClusterIDLabel: s.ID}},
-		"spec": spec,
+		"metadata":   meta,
+		"spec":       spec,
 	}}
 }
 

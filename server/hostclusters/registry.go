@@ -14,6 +14,11 @@ import (
 // Namespace holds every HostCluster.
 const Namespace = v1alpha1.Namespace
 
+// Finalizer is the host-cluster-controller's (host/controller.Finalizer;
+// a test keeps the two equal). The server sets it when it creates a
+// HostCluster, so no HostCluster is ever deleted without its cleanup.
+const Finalizer = "kubeopera.io/cleanup"
+
 // ErrNotConfigured is returned by every call when the server has no
 // management cluster.
 var ErrNotConfigured = errors.New("no management cluster configured: start the server with --kubeconfig " +

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
@@ -35,6 +36,11 @@ type Config struct {
 	Pool store.Pool
 	// Getenv reads KUBEOPERA_ENCRYPTION_KEY* and KUBEOPERA_ADMIN_TOKEN.
 	Getenv func(string) (string, bool)
+	// OverviewConcurrency caps the clusters the overview asks at once and
+	// OverviewCacheTTL is how long viewers share one overview; zero means
+	// federation's defaults.
+	OverviewConcurrency int
+	OverviewCacheTTL    time.Duration
 }
 
 func (c *Config) databaseDSN() string {

@@ -129,6 +129,7 @@ func managementRegistry(runCtx context.Context, kubeconfig string) (hostclusters
 	if err != nil {
 		return nil, err
 	}
+	reg.Finalize = true // the controller runs beside the server
 	ctx, cancel := context.WithTimeout(runCtx, 15*time.Second)
 	defer cancel()
 	if err := reg.EnsureNamespace(ctx); err != nil {
@@ -156,7 +157,8 @@ func selfInspector(cfg *rest.Config) (api.Inspector, error) {
 // entries; nil when there is nothing it could ask. KUBEOPERA_PRICING_FILE
 // replaces the shipped pricing table.
 func fleetSetup(c Config, st *store.Store, reg hostclusters.Registry, self *rest.Config) (api.Fleet, federation.Options, error) {
-	opts := federation.Options{Timeout: federation.DefaultTimeout, Assess: fleet.Assess, Pricing: federation.DefaultPricing()}
+	opts := federation.Options{Timeout: federation.DefaultTimeout, Assess: fleet.Assess, Pricing: federation.DefaultPricing(),
+		Concurrency: c.OverviewConcurrency, CacheTTL: c.OverviewCacheTTL}
 	if path, ok := c.Getenv("KUBEOPERA_PRICING_FILE"); ok && path != "" {
 		p, err := federation.LoadPricing(path)
 		if err != nil {

@@ -57,8 +57,21 @@ func isPostgresDSN(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
+// The PostgreSQL connection pool. database/sql keeps only 2 idle
+// connections by default, so under concurrent requests most queries would
+// open a new connection (a TCP and authentication round trip each); the
+// pool keeps as many idle as it may open. PostgreSQL's default of 100
+// connections leaves room for the controller and a second server.
+const (
+	postgresMaxConns        = 20
+	postgresConnMaxIdleTime = 5 * time.Minute
+)
+
 func openPostgres(dsn string) *Store {
 	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	sqldb.SetMaxOpenConns(postgresMaxConns)
+	sqldb.SetMaxIdleConns(postgresMaxConns)
+	sqldb.SetConnMaxIdleTime(postgresConnMaxIdleTime)
 	return newStore(bun.NewDB(sqldb, pgdialect.New()), DialectPostgres)
 }
 

@@ -1,0 +1,84 @@
+package plugin_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/internal/benchsummary"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// BenchmarkLaunchAWS measures starting the AWS EKS plugin (the largest
+// binary) in parts: one SHA-256 of the binary (the host hashes it at
+// discovery and go-plugin again at start), the process start with the mTLS
+// handshake and GetInfo alone, and the host's whole Open (discovery,
+// checksum, start, handshake, GetInfo). The goal is a whole launch within
+// 50ms.
+func BenchmarkLaunchAWS(b *testing.B) {
+	const name = "aws-eks"
+	bin := built.plugins[name]
+	st, err := os.Stat(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := pluginDir(b, name)
+	var checksum, handshake, open []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		hashFile(b, bin)
+		t1 := time.Now()
+		startOnly(b, bin)
+		t2 := time.Now()
+		h, err := plugin.Open(context.Background(), plugin.Options{Dir: dir, Logger: hclog.NewNullLogger()})
+		if err != nil || len(h.Plugins()) != 1 {
+			b.Fatalf("open: %v (skipped: %+v)", err, h.Skipped())
+		}
+		t3 := time.Now()
+		h.Close()
+		checksum, handshake, open = append(checksum, t1.Sub(t0)), append(handshake, t2.Sub(t1)), append(open, t3.Sub(t2))
+	}
+	ms := func(d []time.Duration) float64 { return percentile(d, 0.5) / 1e6 }
+	b.ReportMetric(float64(st.Size())/(1<<20), "binary-MiB")
+	b.ReportMetric(ms(checksum), "checksum-ms")
+	b.ReportMetric(ms(handshake), "start+handshake-ms")
+	b.ReportMetric(ms(open), "open-ms")
+	benchsummary.Print(benchsummary.Figure{Name: "plugin launch aws-eks: whole Open", Value: ms(open), Unit: "ms", Op: "<=", Limit: 50})
+	benchsummary.Print(benchsummary.Figure{Name: "plugin launch aws-eks: one checksum (done twice)", Value: ms(checksum), Unit: "ms"})
+	benchsummary.Print(benchsummary.Figure{Name: "plugin launch aws-eks: start+handshake+GetInfo", Value: ms(handshake), Unit: "ms"})
+}
+
+func hashFile(b *testing.B, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(sha256.New(), f); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// startOnly starts the plugin through go-plugin without a checksum, reads
+// its Info and kills it.
+func startOnly(b *testing.B, bin string) {
+	cfg := sdk.ClientConfig(exec.Command(bin))
+	cfg.Logger = hclog.NewNullLogger()
+	client := goplugin.NewClient(cfg)
+	defer client.Kill()
+	prov, err := sdk.Connect(client)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := prov.GetInfo(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+}

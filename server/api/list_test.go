@@ -1,0 +1,145 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+func seedRows(t *testing.T, e *env, n int) []string {
+	t.Helper()
+	var names []string
+	for i := range n {
+		row := &store.Cluster{Name: fmt.Sprintf("c-%02d", i), Provider: []string{"aws", "gcp"}[i%2],
+			Source: store.SourceConnectedExisting, Status: []string{"Ready", "Pending"}[i%2]}
+		if err := e.st.CreateCluster(context.Background(), row); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, row.Name)
+	}
+	return names
+}
+
+// listAll follows continue tokens over GET /clusters with query q.
+func listAll(t *testing.T, e *env, q url.Values) (names []string, pages int) {
+	t.Helper()
+	for {
+		code, body := e.do(http.MethodGet, "/api/v1/clusters?"+q.Encode(), e.viewer, nil)
+		mustStatus(t, "list "+q.Encode(), code, body, 200)
+		list := decode[clusterList](t, body)
+		pages++
+		for _, c := range list.Items {
+			names = append(names, c.Name)
+		}
+		if list.Continue == "" {
+			return names, pages
+		}
+		q.Set("continue", list.Continue)
+	}
+}
+
+func TestListClustersPagesAndFiltersInTheDatabase(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	all := seedRows(t, e, 12)
+	if got, pages := listAll(t, e, url.Values{"limit": {"5"}}); !slices.Equal(got, all) || pages != 3 {
+		t.Errorf("limit 5: %d pages of %v, want 3 pages of %v", pages, got, all)
+	}
+	if got, pages := listAll(t, e, url.Values{}); !slices.Equal(got, all) || pages != 1 {
+		t.Errorf("no limit (the shape before paging): %d pages of %v, want every cluster at once", pages, got)
+	}
+	var gcp []string
+	for i, n := range all {
+		if i%2 == 1 {
+			gcp = append(gcp, n)
+		}
+	}
+	for _, q := range []url.Values{{"provider": {"gcp"}}, {"phase": {"Pending"}}, {"phase": {"Pending"}, "source": {"connected_existing"}}} {
+		q.Set("limit", "2")
+		if got, _ := listAll(t, e, q); !slices.Equal(got, gcp) {
+			t.Errorf("%s: %v, want %v", q.Encode(), got, gcp)
+		}
+	}
+	if got, _ := listAll(t, e, url.Values{"namePrefix": {"c-1"}, "limit": {"100"}}); !slices.Equal(got, []string{"c-10", "c-11"}) {
+		t.Errorf("namePrefix c-1: %v", got)
+	}
+	for q, says := range map[string]string{"limit=0": "limit", "limit=x": "limit", "limit=1001": "limit",
+		"limit=5&continue=garbage": "continue", "continue=abc": "continue needs limit"} {
+		code, body := e.do(http.MethodGet, "/api/v1/clusters?"+q, e.viewer, nil)
+		if code != 400 || !strings.Contains(string(body), says) {
+			t.Errorf("%s: %d %s; want 400 naming %q", q, code, body, says)
+		}
+	}
+}
+
+// observingRegistry records what sync-on-read asked the registry.
+type observingRegistry struct {
+	hostclusters.Registry
+	mu       sync.Mutex
+	lists    int
+	observed [][]string
+}
+
+func (o *observingRegistry) List(ctx context.Context) (map[string]hostclusters.Observed, error) {
+	o.mu.Lock()
+	o.lists++
+	o.mu.Unlock()
+	return o.Registry.List(ctx)
+}
+
+func (o *observingRegistry) Observe(ctx context.Context, ids []string) (map[string]hostclusters.Observed, error) {
+	o.mu.Lock()
+	o.observed = append(o.observed, slices.Clone(ids))
+	o.mu.Unlock()
+	return o.Registry.(hostclusters.Observer).Observe(ctx, ids)
+}
+
+func TestSyncOnReadOfAPageLooksUpOnlyThatPage(t *testing.T) {
+	reg := &observingRegistry{}
+	e := newEnv(t, envOpts{management: true, registry: func(r hostclusters.Registry) hostclusters.Registry {
+		reg.Registry = r
+		return reg
+	}})
+	ctx := context.Background()
+	seedRows(t, e, 4)
+	rows, _ := e.st.ListClusters(ctx)
+	dyn := dynamic.NewForConfigOrDie(e.sb.Config).Resource(hostclusters.GVR).Namespace(hostclusters.Namespace)
+	for _, r := range rows {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubeopera.io/v1alpha1", "kind": "HostCluster",
+			"metadata": map[string]any{"name": r.ID, "namespace": hostclusters.Namespace},
+			"spec":     map[string]any{"mode": "connect_existing", "provider": r.Provider}}}
+		if _, err := dyn.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPhase(t, e, rows[1].ID, "Ready", "synced")
+	waitUntil(t, "the phase reaches the cache", func() bool {
+		got, _ := reg.Registry.(hostclusters.Observer).Observe(ctx, []string{rows[1].ID})
+		return got[rows[1].ID].Phase == "Ready"
+	})
+	code, body := e.do(http.MethodGet, "/api/v1/clusters?limit=2", e.viewer, nil)
+	mustStatus(t, "first page", code, body, 200)
+	list := decode[clusterList](t, body)
+	if len(list.Items) != 2 || list.Items[1].Status != "Ready" || list.Items[1].Message != "synced" || list.Continue == "" {
+		t.Fatalf("first page = %+v", list)
+	}
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if reg.lists != 0 || len(reg.observed) != 1 || !slices.Equal(reg.observed[0], []string{rows[0].ID, rows[1].ID}) {
+		t.Errorf("registry saw %d List calls and Observe calls %v; want one Observe of the page's two IDs", reg.lists, reg.observed)
+	}
+	if stored, _ := e.st.GetCluster(ctx, rows[1].ID); stored.Status != "Ready" {
+		t.Errorf("write-back: stored status %q", stored.Status)
+	}
+}

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// MaxPageSize is the most clusters one page may hold.
+const MaxPageSize = 1000
+
+// ErrBadContinue is wrapped by the error for a continue token that this
+// store did not hand out (or that was changed on the way).
+var ErrBadContinue = errors.New("invalid continue token")
+
+// ClusterFilter selects and pages clusters. Every field is optional; the
+// filters combine with AND.
+type ClusterFilter struct {
+	// Status, Provider and Source match their columns exactly.
+	Status   string
+	Provider string
+	Source   Source
+	// NamePrefix matches names that start with it.
+	NamePrefix string
+	// Limit caps the page (at most MaxPageSize); 0 means every match.
+	Limit int
+	// Continue is the token of the previous page; "" starts at the first.
+	Continue string
+}
+
+// ClusterPage is one page of clusters, in ListClusters order.
+type ClusterPage struct {
+	Clusters []Cluster
+	// Continue fetches the next page; "" when this page is the last.
+	Continue string
+}
+
+// cursor is the position after the last row of a page: the ordering
+// columns, which are unique together because names are.
+type cursor struct {
+	CreatedAt time.Time `json:"c"`
+	Name      string    `json:"n"`
+}
+
+// ListClusterPage returns the clusters matching f, ordered as ListClusters
+// orders them. Filtering and paging happen in the database: a page costs
+// the same however many clusters there are (indexes from migration
+// 20260501000001).
+func (s *Store) ListClusterPage(ctx context.Context, f ClusterFilter) (ClusterPage, error) {
+	if f.Limit < 0 || f.Limit > MaxPageSize {
+		return ClusterPage{}, fmt.Errorf("list clusters: limit %d is outside 1..%d", f.Limit, MaxPageSize)
+	}
+	clusters := []Cluster{}
+	q := s.db.NewSelect().Model(&clusters)
+	filterClusters(q, f)
+	if f.Continue != "" {
+		c, err := decodeCursor(f.Continue)
+		if err != nil {
+			return ClusterPage{}, err
+		}
+		q = q.Where("(created_at, name) > (?, ?)", c.CreatedAt, c.Name)
+	}
+	q = q.Order("created_at", "name")
+	if f.Limit > 0 {
+		q = q.Limit(int64(f.Limit) + 1) // one more tells whether another page follows
+	}
+	if err := q.Scan(ctx); err != nil {
+		return ClusterPage{}, fmt.Errorf("list clusters: %w", err)
+	}
+	page := ClusterPage{Clusters: clusters}
+	if f.Limit > 0 && len(clusters) > f.Limit {
+		page.Clusters = clusters[:f.Limit]
+		last := page.Clusters[f.Limit-1]
+		page.Continue = encodeCursor(cursor{CreatedAt: last.CreatedAt, Name: last.Name})
+	}
+	return page, nil
+}
+
+// filterClusters adds f's filters to q.
+func filterClusters(q *bun.SelectQuery, f ClusterFilter) {
+	if f.Status != "" {
+		q.Where("status = ?", f.Status)
+	}
+	if f.Provider != "" {
+		q.Where("provider = ?", f.Provider)
+	}
+	if f.Source != "" {
+		q.Where("source = ?", f.Source)
+	}
+	if f.NamePrefix != "" {
+		// substr rather than LIKE: no wildcards to escape, and the same
+		// case-sensitive answer on both databases.
+		q.Where("substr(name, 1, ?) = ?", len([]rune(f.NamePrefix)), f.NamePrefix)
+	}
+}
+
+// HostRegistered reports whether a host cluster row exists.
+func (s *Store) HostRegistered(ctx context.Context) (bool, error) {
+	ok, err := s.db.NewSelect().Model((*Cluster)(nil)).Where("is_host").Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("look up the host cluster: %w", err)
+	}
+	return ok, nil
+}
+
+func encodeCursor(c cursor) string {
+	b, _ := json.Marshal(c) // a time and a string always marshal
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(token string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil || c.CreatedAt.IsZero() || c.Name == "" {
+		return cursor{}, fmt.Errorf("%w: pass the continue value of the previous page unchanged, or none to start over", ErrBadContinue)
+	}
+	c.CreatedAt = c.CreatedAt.UTC()
+	return c, nil
+}
