@@ -7,6 +7,7 @@ package api
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
+	"github.com/ochestra-tech/kubeopera/server/web"
 )
 
 // Limits on what a request may carry.
@@ -60,6 +62,10 @@ type Deps struct {
 	// NoSyncOnRead turns off merging HostCluster phases into cluster reads
 	// (for the benchmark's baseline).
 	NoSyncOnRead bool
+	// Sessions is the dashboard's sign-in policy (defaults when zero).
+	Sessions SessionOptions
+	// Web is the dashboard's build, served at / (nil: no dashboard).
+	Web fs.FS
 }
 
 type server struct {
@@ -74,6 +80,7 @@ type server struct {
 
 	fleet        Fleet
 	overviewOpts federation.Options
+	sessions     SessionOptions
 }
 
 // New returns the API as a fiber app.
@@ -84,6 +91,7 @@ func New(d Deps) *fiber.App {
 	if s.overviewOpts.Timeout == 0 {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
+	s.sessions = d.Sessions.withDefaults()
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -100,6 +108,9 @@ func New(d Deps) *fiber.App {
 	app.Use(recover.New(), requestid.New(), s.observe)
 	for _, r := range routes {
 		app.Add(r.method, r.path, s.authorize(r.role), func(c *fiber.Ctx) error { return r.handler(s, c) })
+	}
+	if d.Web != nil {
+		app.Use(web.Handler(d.Web))
 	}
 	app.Use(func(c *fiber.Ctx) error {
 		return problem(fiber.StatusNotFound, "no route %s %s; GET /openapi.json lists the API", c.Method(), c.Path())

@@ -20,6 +20,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/store"
+	"github.com/ochestra-tech/kubeopera/server/web"
 )
 
 // Run runs the server until ctx ends, then shuts down gracefully: requests
@@ -66,7 +67,8 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 		return err
 	}
 	app := api.New(api.Deps{Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
-		Logger: log, Fleet: fleetSrc, Overview: overview})
+		Logger: log, Fleet: fleetSrc, Overview: overview,
+		Web: web.Dist()})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
