@@ -65,7 +65,6 @@ testbin:
 test: check-generated vet testbin
 	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
-	$(MAKE) test-web
 
 # Benchmarks print figures and same-run ratios against a baseline.
 bench: testbin

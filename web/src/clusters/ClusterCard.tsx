@@ -9,6 +9,8 @@ import { useCluster, useHealth } from './queries';
 type Props = {
   cluster: Cluster;
   admin: boolean;
+  /** Fetch the health badge (a request per card: small lists only). */
+  withHealth: boolean;
   canTeardown: boolean;
   onDisconnect: (c: Cluster) => void;
   onTeardown: (c: Cluster) => void;
@@ -26,7 +28,7 @@ function Health({ id }: { id: string }) {
   return q.data?.score !== undefined ? <HealthBadge score={q.data.score} /> : null;
 }
 
-export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, canTeardown, onDisconnect, onTeardown }: Props) {
+export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, withHealth, canTeardown, onDisconnect, onTeardown }: Props) {
   const live = statusColour(c.status) === 'green';
   return (
     <article className="card cluster-card" aria-labelledby={`cluster-${c.id}`} data-testid="cluster-card">
@@ -34,7 +36,7 @@ export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, canTea
         <h3 id={`cluster-${c.id}`}><Link to={`/clusters/${c.id}`}>{c.name}</Link></h3>
         <div className="badges">
           <StatusBadge status={c.status} />
-          {live && <Health id={c.id!} />}
+          {live && withHealth && <Health id={c.id!} />}
           {c.is_host && <span className="badge gray">Host</span>}
         </div>
       </header>

@@ -9,6 +9,9 @@ import { DisconnectDialog, TeardownDialog } from './DisconnectDialog';
 import { GetStarted } from './GetStarted';
 import { useCanTeardown, useClusters } from './queries';
 
+/** Beyond this many cards, health scores are on each cluster's page only. */
+const HEALTH_BADGES_UP_TO = 50;
+
 export function ClustersPage() {
   const q = useClusters();
   const admin = useIsAdmin();
@@ -33,7 +36,7 @@ export function ClustersPage() {
             <p className="muted" aria-live="polite" data-testid="cluster-count">{items.length} {items.length === 1 ? 'cluster' : 'clusters'} · refreshes every few seconds</p>
             <div className="cards">
               {items.map((c) => (
-                <ClusterCard key={c.id} cluster={c} admin={admin} canTeardown={canTeardown}
+                <ClusterCard key={c.id} cluster={c} admin={admin} canTeardown={canTeardown} withHealth={items.length <= HEALTH_BADGES_UP_TO}
                   onDisconnect={onDisconnect} onTeardown={onTeardown} />
               ))}
             </div>
