@@ -135,7 +135,7 @@ test('Create New: providers from the plugins, Soon ones disabled, a form from th
   await wizard.getByRole('button', { name: 'Add a credential' }).click();
   await wizard.getByLabel('Label').fill('inline-key');
   await wizard.getByLabel('Access key ID').fill('AKIAIOSFODNN7INLINE1');
-  await wizard.getByLabel('Secret access key').fill('wJalrXUtnFEMI/K7MDENG/bPxRfiCYINLINEKEY');
+  await wizard.getByLabel('Secret access key').fill('wJalrXUtnFEMI/K7MDENG/bPxRfiCYINLINEKEY1');
   await wizard.getByRole('button', { name: 'Save credential' }).click();
   await expect(wizard.getByLabel('Cloud credential').locator('option:checked')).toContainText('inline-key');
   await expectAccessible(page);
@@ -146,7 +146,7 @@ test('credentials: add shows label, kind and last 4; delete removes it', async (
   await signIn(page, admin, '/credentials');
   await page.getByLabel('Label').fill('e2e-key');
   await page.getByLabel('Access key ID').fill('AKIAIOSFODNN7E2EKEY9');
-  await page.getByLabel('Secret access key').fill('wJalrXUtnFEMI/K7MDENG/bPxRfiCYE2EXKEY');
+  await page.getByLabel('Secret access key').fill('wJalrXUtnFEMI/K7MDENG/bPxRfiCYE2EXKEY123');
   await page.getByRole('button', { name: 'Save credential' }).click();
   const row = page.getByRole('row').filter({ hasText: 'e2e-key' });
   await expect(row).toContainText('access_key');
@@ -210,7 +210,9 @@ test('disconnect asks first and says what is not touched', async ({ page }) => {
 
 test('a viewer sees no admin actions', async ({ page }) => {
   await signIn(page, viewer);
-  await expect(page.getByTestId('cluster-card').first()).toBeVisible();
+  // With a host registered (the full run) there are cards; without one a
+  // viewer's Get Started panel offers nothing to click.
+  await expect(page.getByTestId('cluster-card').first().or(page.getByText('A platform admin can register'))).toBeVisible();
   await expect(page.getByRole('button', { name: 'New Cluster' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Disconnect' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Register This Cluster' })).toHaveCount(0);
@@ -223,7 +225,7 @@ test('a viewer sees no admin actions', async ({ page }) => {
 
 test('a revoked session returns to sign-in and then to the same page', async ({ page }) => {
   await signIn(page, admin, '/clusters');
-  await expect(page.getByTestId('cluster-card').first()).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Clusters' })).toBeVisible();
   expect((await apiAs(page, 'DELETE', '/api/v1/session')).status()).toBe(204);
   // The list refreshes itself; its next request finds the session gone.
   await expect(page).toHaveURL(/\/signin\?next=%2Fclusters$/, { timeout: 30_000 });
@@ -231,5 +233,5 @@ test('a revoked session returns to sign-in and then to the same page', async ({ 
   await page.getByLabel('Password').fill(admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/clusters$/);
-  await expect(page.getByTestId('cluster-card').first()).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Clusters' })).toBeVisible();
 });
