@@ -28,5 +28,6 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newVersionCommand(), newPluginsCommand(), newDevCommand(), newServerCommand(), newTokensCommand(), newControllerCommand(),
 		newClustersCommand())
+	root.AddCommand(newUsersCommand())
 	return root
 }

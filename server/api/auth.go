@@ -70,6 +70,11 @@ func (s *server) authorize(need Role) fiber.Handler {
 		if need == Anonymous {
 			return c.Next()
 		}
+		// The dashboard signs in with a session cookie (session_auth.go);
+		// a bearer token, when sent, takes precedence.
+		if c.Get(fiber.HeaderAuthorization) == "" && c.Cookies(sessionCookie) != "" {
+			return s.authorizeSession(c, need)
+		}
 		h := c.Get(fiber.HeaderAuthorization)
 		token, ok := strings.CutPrefix(h, "Bearer ")
 		if !ok || token == "" {

@@ -34,6 +34,13 @@ var routes = []route{
 	{http.MethodPost, "/api/v1/setup/admin", Anonymous, "Create the first administrator (a super-admin); works only while there is none", 201, "SetupAdminRequest", "SetupAdmin",
 		(*server).setupAdmin},
 
+	{http.MethodPost, "/api/v1/session", Anonymous, "Sign in with username and password: sets the HttpOnly session cookie", 201, "SignInRequest", "Session",
+		(*server).signIn},
+	{http.MethodGet, "/api/v1/session", Viewer, "Who is signed in, and the CSRF token the session's mutating requests send in X-CSRF-Token", 200, "", "Session",
+		(*server).currentSession},
+	{http.MethodDelete, "/api/v1/session", Viewer, "Sign out: revoke the session and clear its cookie", 204, "", "",
+		(*server).signOut},
+
 	{http.MethodGet, "/api/v1/clusters", Viewer, "List clusters, with live phases from their HostClusters", 200, "", "ClusterList",
 		(*server).listClusters},
 	{http.MethodGet, "/api/v1/clusters/:id", Viewer, "Get one cluster", 200, "", "Cluster",

@@ -7,6 +7,7 @@ package api
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
 	"sync"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/livecache"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
+	"github.com/ochestra-tech/kubeopera/server/web"
 )
 
 // Limits on what a request may carry.
@@ -73,6 +75,10 @@ type Deps struct {
 
 	// hashPassword replaces bcrypt in tests that count hashes.
 	hashPassword func([]byte) ([]byte, error)
+	// Sessions is the dashboard's sign-in policy (defaults when zero).
+	Sessions SessionOptions
+	// Web is the dashboard's build, served at / (nil: no dashboard).
+	Web fs.FS
 }
 
 type server struct {
@@ -97,6 +103,7 @@ type server struct {
 	setupDone    func()
 	setupMu      sync.Mutex
 	hashPassword func([]byte) ([]byte, error)
+	sessions     SessionOptions
 }
 
 // New returns the API as a fiber app.
@@ -112,6 +119,7 @@ func New(d Deps) *fiber.App {
 	if s.overviewOpts.Timeout == 0 {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
+	s.sessions = d.Sessions.withDefaults()
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -132,6 +140,9 @@ func New(d Deps) *fiber.App {
 	app.Use(recover.New(), requestid.New(), s.observe)
 	for _, r := range routes {
 		app.Add(r.method, r.path, s.authorize(r.role), func(c *fiber.Ctx) error { return r.handler(s, c) })
+	}
+	if d.Web != nil {
+		app.Use(web.Handler(d.Web))
 	}
 	app.Use(func(c *fiber.Ctx) error {
 		return problem(fiber.StatusNotFound, "no route %s %s; GET /openapi.json lists the API", c.Method(), c.Path())

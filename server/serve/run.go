@@ -22,6 +22,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/kubeconfig"
 	"github.com/ochestra-tech/kubeopera/server/livecache"
 	"github.com/ochestra-tech/kubeopera/server/store"
+	"github.com/ochestra-tech/kubeopera/server/web"
 )
 
 // Run runs the server until ctx ends, then shuts down gracefully: requests
@@ -73,7 +74,8 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	}
 	app := api.New(api.Deps{Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
-		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) }})
+		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) },
+		Web:       web.Dist()})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)

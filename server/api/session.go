@@ -1,0 +1,210 @@
+package api
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// The dashboard's sign-in: a random session ID in an HttpOnly,
+// SameSite=Strict cookie (Secure over TLS), its hash and a CSRF token kept
+// in the database, so any replica serves it and a restart signs no one out.
+// Scripts keep using bearer tokens (auth.go).
+const (
+	sessionCookie = "kubeopera_session"
+	// csrfHeader must carry the session's CSRF token on every mutating
+	// request made with the session cookie.
+	csrfHeader = "X-CSRF-Token"
+)
+
+// SessionOptions are the dashboard's session and sign-in throttling
+// policy; zero values take the defaults.
+type SessionOptions struct {
+	// Idle ends a session unused this long (default 1h).
+	Idle time.Duration
+	// Absolute ends every session this long after sign-in (default 12h).
+	Absolute time.Duration
+	// Window is the period failed sign-ins are counted over (default 15m).
+	Window time.Duration
+	// PerAccount and PerAddress are the failures allowed in a window for
+	// one username and one client address (defaults 5 and 20).
+	PerAccount, PerAddress int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (o SessionOptions) withDefaults() SessionOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&o.Idle, time.Hour)
+	def(&o.Absolute, 12*time.Hour)
+	def(&o.Window, 15*time.Minute)
+	if o.PerAccount == 0 {
+		o.PerAccount = 5
+	}
+	if o.PerAddress == 0 {
+		o.PerAddress = 20
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+func (o SessionOptions) now() time.Time { return o.Now().UTC().Truncate(time.Microsecond) }
+
+// signInRequest is POST /api/v1/session. Password is never logged.
+type signInRequest struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// sessionUser is who is signed in.
+type sessionUser struct {
+	ID       string `json:"id,omitempty"`
+	Username string `json:"username"`
+	Email    string `json:"email,omitempty"`
+	Role     Role   `json:"role"`
+}
+
+// sessionResponse is the signed-in user and the token mutating requests
+// must send in X-CSRF-Token; for a bearer token, CSRFToken is empty.
+type sessionResponse struct {
+	User      sessionUser `json:"user"`
+	CSRFToken string      `json:"csrfToken"`
+	ExpiresAt *time.Time  `json:"expiresAt,omitempty"`
+}
+
+const sessionLocal = "session"
+
+// dummyPasswordHash is compared against when the username is unknown, so
+// a sign-in takes as long whether or not the account exists.
+var dummyPasswordHash, _ = bcrypt.GenerateFromPassword([]byte("not-a-password-of-anyone"), passwordHashCost)
+
+// signIn checks a username and password and starts a session. Repeated
+// failures are throttled per account and per client address before the
+// password is even compared.
+func (s *server) signIn(c *fiber.Ctx) error {
+	var r signInRequest
+	if err := bindJSON(c, &r); err != nil {
+		return err
+	}
+	if r.Username == "" || r.Password == "" {
+		return invalid(FieldProblem{"username", "username and password are both required"})
+	}
+	ctx, o := c.UserContext(), s.sessions
+	now := o.now()
+	account, address := "account:"+r.Username, "address:"+c.IP()
+	if err := s.checkThrottle(c, now, account, o.PerAccount, "this account"); err != nil {
+		return err
+	}
+	if err := s.checkThrottle(c, now, address, o.PerAddress, "your address"); err != nil {
+		return err
+	}
+	u, err := s.store.UserByUsername(ctx, r.Username)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	hash := dummyPasswordHash
+	if u != nil {
+		hash = []byte(u.PasswordHash)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(r.Password)) != nil || u == nil {
+		for _, subject := range []string{account, address} {
+			if err := s.store.RecordSignInFailure(ctx, subject, now, o.Window); err != nil {
+				return err
+			}
+		}
+		s.log.Info("sign-in failed", "username", r.Username, "request_id", requestID(c))
+		return problem(http.StatusUnauthorized, "wrong username or password")
+	}
+	if err := s.store.ClearSignInFailures(ctx, account); err != nil {
+		return err
+	}
+	return s.startSession(c, u, now)
+}
+
+// checkThrottle refuses a sign-in while subject has used up its failures.
+func (s *server) checkThrottle(c *fiber.Ctx, now time.Time, subject string, limit int, whose string) error {
+	n, start, err := s.store.SignInFailures(c.UserContext(), subject, now, s.sessions.Window)
+	if err != nil || n < limit {
+		return err
+	}
+	wait := start.Add(s.sessions.Window).Sub(now)
+	c.Set(fiber.HeaderRetryAfter, fmt.Sprint(int(wait.Seconds())+1))
+	return problem(http.StatusTooManyRequests, "too many failed sign-ins for %s; try again in %s", whose,
+		wait.Round(time.Minute).String())
+}
+
+func (s *server) startSession(c *fiber.Ctx, u *store.User, now time.Time) error {
+	id, csrf := randomToken(), randomToken()
+	sess := &store.Session{IDHash: HashToken(id), UserID: u.ID, CSRFToken: csrf, CreatedAt: now, LastSeenAt: now,
+		ExpiresAt: now.Add(s.sessions.Absolute)}
+	if err := s.store.CreateSession(c.UserContext(), sess); err != nil {
+		return err
+	}
+	c.Cookie(&fiber.Cookie{Name: sessionCookie, Value: id, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
+		Secure: c.Protocol() == "https", Expires: sess.ExpiresAt})
+	s.log.Info("signed in", "user_id", u.ID, "username", u.Username, "request_id", requestID(c))
+	return c.Status(http.StatusCreated).JSON(sessionResponse{User: userOf(u), CSRFToken: csrf, ExpiresAt: &sess.ExpiresAt})
+}
+
+// currentSession tells the dashboard who is signed in, and a script who
+// its token is.
+func (s *server) currentSession(c *fiber.Ctx) error {
+	sess, u := sessionOf(c)
+	if sess == nil {
+		p := who(c)
+		return c.JSON(sessionResponse{User: sessionUser{Username: p.Name, Role: p.Role}})
+	}
+	return c.JSON(sessionResponse{User: userOf(u), CSRFToken: sess.CSRFToken, ExpiresAt: &sess.ExpiresAt})
+}
+
+// signOut revokes the session and clears its cookie.
+func (s *server) signOut(c *fiber.Ctx) error {
+	sess, _ := sessionOf(c)
+	if sess == nil {
+		return problem(http.StatusBadRequest, "there is no session to sign out of: this request used a bearer token")
+	}
+	if err := s.store.DeleteSession(c.UserContext(), sess.IDHash); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	clearSessionCookie(c)
+	return c.SendStatus(http.StatusNoContent)
+}
+
+func clearSessionCookie(c *fiber.Ctx) {
+	c.Cookie(&fiber.Cookie{Name: sessionCookie, Value: "", Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
+		Secure: c.Protocol() == "https", Expires: time.Unix(0, 0), MaxAge: -1})
+}
+
+type sessionAndUser struct {
+	sess *store.Session
+	user *store.User
+}
+
+func sessionOf(c *fiber.Ctx) (*store.Session, *store.User) {
+	v, _ := c.Locals(sessionLocal).(sessionAndUser)
+	return v.sess, v.user
+}
+
+func userOf(u *store.User) sessionUser {
+	return sessionUser{ID: u.ID, Username: u.Username, Email: u.Email, Role: Role(u.Role)}
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

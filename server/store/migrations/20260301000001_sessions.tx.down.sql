@@ -1,0 +1,3 @@
+DROP TABLE sign_in_failures;
+--bun:split
+DROP TABLE sessions;

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// ErrSessionExpired is returned by UseSession for a session past its idle
+// or absolute expiry; the session is deleted.
+var ErrSessionExpired = errors.New("session expired")
+
+// sessionTouchEvery limits writes: a session in use has last_seen_at moved
+// on at most this often, so a dashboard polling every few seconds does not
+// write on every request. The idle expiry is coarse by as much.
+const sessionTouchEvery = 30 * time.Second
+
+// Session is a row of the sessions table: a signed-in browser.
+type Session struct {
+	bun.BaseModel `bun:"table:sessions" json:"-"`
+
+	// IDHash is the hex SHA-256 of the cookie value.
+	IDHash string `bun:"id_hash,pk"`
+	UserID string `bun:"user_id"`
+	// CSRFToken must accompany every mutating request of the session.
+	CSRFToken  string    `bun:"csrf_token"`
+	CreatedAt  time.Time `bun:"created_at"`
+	LastSeenAt time.Time `bun:"last_seen_at"`
+	// ExpiresAt is the absolute expiry, whatever the activity.
+	ExpiresAt time.Time `bun:"expires_at"`
+}
+
+// CreateSession inserts sess, whose times the caller sets, and deletes the
+// sessions that expired before its CreatedAt, so the table does not grow
+// with abandoned ones.
+func (s *Store) CreateSession(ctx context.Context, sess *Session) error {
+	if _, err := s.db.NewInsert().Model(sess).Exec(ctx); err != nil {
+		return fmt.Errorf("create session for user %q: %w", sess.UserID, err)
+	}
+	if _, err := s.db.NewDelete().Model((*Session)(nil)).Where("expires_at < ?", sess.CreatedAt).Exec(ctx); err != nil {
+		return fmt.Errorf("delete expired sessions: %w", err)
+	}
+	return nil
+}
+
+// UseSession returns the session whose IDHash is idHash and its user, as of
+// at: a session idle for idle or longer, or past ExpiresAt, is deleted and
+// reported as ErrSessionExpired; one never issued or revoked as ErrNotFound.
+// A session in use has its LastSeenAt moved to at.
+func (s *Store) UseSession(ctx context.Context, idHash string, at time.Time, idle time.Duration) (*Session, *User, error) {
+	sess := new(Session)
+	if err := scanOne(ctx, s.db.NewSelect().Model(sess).Where("id_hash = ?", idHash), "session"); err != nil {
+		return nil, nil, err
+	}
+	if !at.Before(sess.ExpiresAt) || at.Sub(sess.LastSeenAt) >= idle {
+		if err := s.DeleteSession(ctx, idHash); err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("session of user %q: %w", sess.UserID, ErrSessionExpired)
+	}
+	u, err := s.GetUser(ctx, sess.UserID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if at.Sub(sess.LastSeenAt) >= sessionTouchEvery {
+		sess.LastSeenAt = at.UTC().Truncate(time.Microsecond)
+		if _, err := s.db.NewUpdate().Model(sess).Column("last_seen_at").WherePK().Exec(ctx); err != nil {
+			return nil, nil, fmt.Errorf("touch session of user %q: %w", sess.UserID, err)
+		}
+	}
+	return sess, u, nil
+}
+
+// DeleteSession revokes the session whose IDHash is idHash.
+func (s *Store) DeleteSession(ctx context.Context, idHash string) error {
+	res, err := s.db.NewDelete().Model((*Session)(nil)).Where("id_hash = ?", idHash).Exec(ctx)
+	return oneRow(res, err, "delete session", "session")
+}
+
+// UserByUsername returns the user with the given username.
+func (s *Store) UserByUsername(ctx context.Context, username string) (*User, error) {
+	u := new(User)
+	if err := scanOne(ctx, s.db.NewSelect().Model(u).Where("username = ?", username), fmt.Sprintf("user %q", username)); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// signInFailure is a row of the sign_in_failures table.
+type signInFailure struct {
+	bun.BaseModel `bun:"table:sign_in_failures"`
+
+	Subject     string    `bun:"subject,pk"`
+	Failures    int       `bun:"failures"`
+	WindowStart time.Time `bun:"window_start"`
+}
+
+// SignInFailures returns how many failed sign-ins subject has had in the
+// window that started at windowStart and is still open at at (of length
+// window); zero when there is none.
+func (s *Store) SignInFailures(ctx context.Context, subject string, at time.Time, window time.Duration) (n int, windowStart time.Time, err error) {
+	f := new(signInFailure)
+	err = scanOne(ctx, s.db.NewSelect().Model(f).Where("subject = ?", subject), "sign-in failures")
+	if errors.Is(err, ErrNotFound) || (err == nil && !at.Before(f.WindowStart.Add(window))) {
+		return 0, time.Time{}, nil
+	}
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return f.Failures, f.WindowStart, nil
+}
+
+// RecordSignInFailure counts one failed sign-in of subject at at: in the
+// open window, or in a new one starting at at when the last has closed.
+// One statement, so concurrent failures are all counted.
+func (s *Store) RecordSignInFailure(ctx context.Context, subject string, at time.Time, window time.Duration) error {
+	at = at.UTC().Truncate(time.Microsecond)
+	open := at.Add(-window)
+	_, err := s.db.NewInsert().Model(&signInFailure{Subject: subject, Failures: 1, WindowStart: at}).
+		On("CONFLICT (subject) DO UPDATE").
+		Set("failures = CASE WHEN ?TableAlias.window_start > ? THEN ?TableAlias.failures + 1 ELSE 1 END", open).
+		Set("window_start = CASE WHEN ?TableAlias.window_start > ? THEN ?TableAlias.window_start ELSE EXCLUDED.window_start END", open).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("record a failed sign-in: %w", err)
+	}
+	return nil
+}
+
+// ClearSignInFailures forgets the failures of subject, after a successful
+// sign-in.
+func (s *Store) ClearSignInFailures(ctx context.Context, subject string) error {
+	if _, err := s.db.NewDelete().Model((*signInFailure)(nil)).Where("subject = ?", subject).Exec(ctx); err != nil {
+		return fmt.Errorf("clear failed sign-ins: %w", err)
+	}
+	return nil
+}

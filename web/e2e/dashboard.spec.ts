@@ -1,0 +1,237 @@
+// The dashboard in a real browser against the real server, controller and
+// management sandbox started by global-setup.ts. Tests run in order: the
+// first registers the host cluster the later ones see.
+import { readFileSync } from 'node:fs';
+import { admin, readState, viewer } from './stack';
+import { apiAs, expect, expectAccessible, shoot, signIn, test } from './fixtures';
+
+test.describe.configure({ mode: 'serial' });
+
+const unreachableKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster:
+    server: https://127.0.0.1:1
+    insecure-skip-tls-verify: true
+users:
+- name: gone
+  user:
+    token: not-a-real-token
+contexts:
+- name: gone
+  context: {cluster: gone, user: gone}
+current-context: gone
+`;
+
+test('sign-in refuses a wrong password, then returns to the page asked for', async ({ page }) => {
+  await page.goto('/clusters/multi');
+  await expect(page).toHaveURL(/\/signin\?next=%2Fclusters%2Fmulti$/);
+  await expectAccessible(page);
+  await shoot(page, 'signin');
+  await page.getByLabel('Username').fill(admin.username);
+  await page.getByLabel('Password').fill('not-the-password-at-all');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('wrong username or password');
+  await page.getByLabel('Password').fill(admin.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/clusters\/multi$/);
+  await expect(page.getByRole('heading', { name: 'Multi-Cluster View' })).toBeVisible();
+});
+
+test('home shows a banner until a host exists, and remembers its dismissal', async ({ page }) => {
+  await signIn(page, admin, '/');
+  const banner = page.getByRole('region', { name: 'Set up a host cluster' });
+  await expect(banner).toContainText('no host cluster');
+  await expectAccessible(page);
+  await shoot(page, 'home');
+  await banner.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(banner).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'KubeOpera' })).toBeVisible();
+  await expect(banner).toHaveCount(0);
+});
+
+test('Get Started → Register This Cluster gives a green card with its nodes', async ({ page }) => {
+  await signIn(page, admin);
+  await expect(page.getByRole('heading', { name: 'Get Started' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Set Up Manually' })).toBeVisible();
+  await expectAccessible(page);
+  await shoot(page, 'clusters-get-started');
+  await page.getByRole('button', { name: 'Register This Cluster' }).click();
+  const card = page.getByTestId('cluster-card').first();
+  await expect(card.locator('.badge[data-colour="green"]').first()).toContainText('Ready');
+  await expect(page.getByRole('heading', { name: 'Get Started' })).toHaveCount(0);
+  await expect(card).toContainText('3/3 ready');
+  await expect(card).toContainText('eu-north-1');
+  await expect(card).toContainText('Self-registered');
+  await expect(card.getByRole('list', { name: 'Nodes' }).getByRole('listitem')).toHaveCount(3);
+  await expectAccessible(page);
+});
+
+test('Connect Existing: field errors from the server, then a live sandbox cluster gets past access validation', async ({ page }) => {
+  await signIn(page, admin);
+  await page.getByRole('button', { name: 'New Cluster' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
+  await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
+  await expect(wizard.getByLabel('Name')).toHaveAttribute('aria-invalid', 'true');
+  await expect(wizard.locator('.field-error').first()).toBeVisible();
+  await expect(wizard.getByText('must be a DNS name such as apps.example.com', { exact: false })).toBeVisible();
+  await expectAccessible(page);
+  await shoot(page, 'wizard-connect-errors');
+  await wizard.getByLabel('Name').fill('live-sandbox');
+  await wizard.getByLabel('Region').fill('eu-north-1');
+  await wizard.getByLabel('Kubeconfig', { exact: true }).fill(readFileSync(readState().kubeconfig!, 'utf8'));
+  await wizard.getByLabel('Domain').fill('live.example.com');
+  await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
+  await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
+  await expect(wizard).toHaveCount(0); // closes at once
+  const card = page.getByTestId('cluster-card').filter({ hasText: 'live-sandbox' });
+  await expect(card.locator('.badge').first()).toHaveAttribute('data-colour', 'amber');
+  await expect(card.getByTestId('cluster-message')).not.toBeEmpty();
+  // Access is validated against the live cluster: the phase moves on
+  // without a reload.
+  await expect(card.locator('.badge').first()).not.toHaveText(/Pending|ValidatingAccess/, { timeout: 120_000 });
+});
+
+test('Connect Existing with an unreachable cluster: amber, then red with the real error', async ({ page }) => {
+  await signIn(page, admin);
+  await page.getByRole('button', { name: 'New Cluster' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
+  await wizard.getByLabel('Name').fill('unreachable');
+  await wizard.getByLabel('Kubeconfig', { exact: true }).fill(unreachableKubeconfig);
+  await wizard.getByLabel('Domain').fill('gone.example.com');
+  await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
+  await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
+  await expect(wizard).toHaveCount(0);
+  const card = page.getByTestId('cluster-card').filter({ hasText: 'unreachable' });
+  await expect(card.locator('.badge').first()).toHaveAttribute('data-colour', 'amber');
+  await shoot(page, 'clusters-cards');
+  await expect(card.locator('.badge').first()).toHaveAttribute('data-colour', 'red', { timeout: 150_000 });
+  await expect(card.getByTestId('cluster-message')).toContainText(/connection refused|127\.0\.0\.1:1/);
+  await expectAccessible(page);
+});
+
+test('Create New: providers from the plugins, Soon ones disabled, a form from the schema and a credential picker', async ({ page }) => {
+  await signIn(page, admin);
+  const providers = (await (await apiAs(page, 'GET', '/api/v1/providers')).json()).items as
+    { name: string; displayName: string; availability: string; schema: { name: string }[] }[];
+  await page.getByRole('button', { name: 'New Cluster' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
+  await wizard.getByRole('button', { name: 'Create New' }).click();
+  for (const p of providers) {
+    const radio = wizard.getByRole('radio', { name: p.displayName });
+    if (p.availability === 'SOON') await expect(radio).toBeDisabled();
+    else await expect(radio).toBeEnabled();
+  }
+  expect(providers.some((p) => p.availability === 'SOON')).toBe(true);
+  await expect(wizard.locator('.provider.soon .badge')).toHaveCount(providers.filter((p) => p.availability === 'SOON').length);
+  const vanilla = providers.find((p) => p.name === 'aws-vanilla')!;
+  await wizard.getByRole('radio', { name: vanilla.displayName }).check();
+  for (const f of vanilla.schema.filter((f) => f.name !== 'credentialRef')) {
+    await expect(wizard.locator(`[name="${f.name}"]`)).toBeVisible();
+  }
+  await expect(wizard.getByLabel('Cloud credential')).toBeVisible();
+  await wizard.getByRole('button', { name: 'Add a credential' }).click();
+  await wizard.getByLabel('Label').fill('inline-key');
+  await wizard.getByLabel('Access key ID').fill('AKIAIOSFODNN7INLINE1');
+  await wizard.getByLabel('Secret access key').fill('wJalrXUtnFEMI/K7MDENG/bPxRfiCYINLINEKEY1');
+  await wizard.getByRole('button', { name: 'Save credential' }).click();
+  await expect(wizard.getByLabel('Cloud credential').locator('option:checked')).toContainText('inline-key');
+  await expectAccessible(page);
+  await shoot(page, 'wizard-create');
+});
+
+test('credentials: add shows label, kind and last 4; delete removes it', async ({ page }) => {
+  await signIn(page, admin, '/credentials');
+  await page.getByLabel('Label').fill('e2e-key');
+  await page.getByLabel('Access key ID').fill('AKIAIOSFODNN7E2EKEY9');
+  await page.getByLabel('Secret access key').fill('wJalrXUtnFEMI/K7MDENG/bPxRfiCYE2EXKEY123');
+  await page.getByRole('button', { name: 'Save credential' }).click();
+  const row = page.getByRole('row').filter({ hasText: 'e2e-key' });
+  await expect(row).toContainText('access_key');
+  await expect(row).toContainText(/…\w{4}/);
+  await expect(page.getByText('wJalrXUtnFEMI')).toHaveCount(0);
+  await expectAccessible(page);
+  await shoot(page, 'credentials');
+  await row.getByRole('button', { name: 'Delete e2e-key' }).click();
+  await expect(row).toHaveCount(0);
+});
+
+test('/clusters/multi shows the figures the API computes, and a CPU treemap with hover', async ({ page }) => {
+  await signIn(page, admin, '/clusters/multi');
+  await expect(page.getByTestId('total-clusters')).toBeVisible();
+  const o = await (await apiAs(page, 'GET', '/api/v1/federation/overview')).json();
+  const s = o.summary;
+  await expect(page.getByTestId('total-clusters')).toContainText(String(s.clusters));
+  await expect(page.getByTestId('healthy-clusters')).toContainText(`${s.healthy}/${s.clusters}`);
+  await expect(page.getByTestId('total-nodes')).toContainText(`${s.nodesReady}/${s.nodesTotal}`);
+  await expect(page.getByTestId('avg-cpu')).toContainText(`${s.averageCpuPercent.toFixed(1)}%`);
+  await expect(page.getByTestId('monthly-cost')).toContainText(s.monthlyCost.toFixed(2));
+  const table = page.getByTestId('comparison');
+  await expect(table.locator('tbody tr')).toHaveCount(o.clusters.length);
+  await table.getByRole('button', { name: /Cluster/ }).click(); // sort descending by name
+  await expect(table.locator('thead th').first()).toHaveAttribute('aria-sort', 'descending');
+  const first = o.clusters[0];
+  const cell = page.getByTestId('treemap').locator('rect').first();
+  await cell.hover();
+  await expect(page.getByTestId('treemap-tooltip')).toContainText(/CPU \d+\.\d%/);
+  await expect(page.getByTestId('treemap-tooltip')).toContainText(o.clusters.length === 1 ? first.name : /\w/);
+  await expectAccessible(page);
+  await shoot(page, 'multi');
+});
+
+test('cluster detail: phase timeline, nodes and the kubectl commands for this cluster', async ({ page }) => {
+  await signIn(page, admin);
+  await page.getByTestId('cluster-card').filter({ hasText: 'live-sandbox' }).getByRole('link', { name: 'live-sandbox' }).click();
+  await expect(page.getByRole('heading', { name: 'live-sandbox' })).toBeVisible();
+  const id = page.url().split('/').pop()!;
+  await expect(page.getByRole('list', { name: 'Phases' })).toBeVisible();
+  await expect(page.getByLabel('kubectl commands')).toContainText(`kubectl get hostcluster ${id} -n kubeopera-system -w`);
+  await expectAccessible(page);
+  await shoot(page, 'cluster-detail');
+  // A deep link loads the same page.
+  await page.goto(`/clusters/${id}`);
+  await expect(page.getByRole('heading', { name: 'live-sandbox' })).toBeVisible();
+});
+
+test('disconnect asks first and says what is not touched', async ({ page }) => {
+  await signIn(page, admin);
+  const card = page.getByTestId('cluster-card').filter({ hasText: 'unreachable' });
+  await card.getByRole('button', { name: 'Disconnect' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Disconnect unreachable?' });
+  await expect(dialog).toContainText('Not touched');
+  await expectAccessible(page);
+  await shoot(page, 'disconnect');
+  await dialog.getByRole('button', { name: 'Disconnect' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(card).toHaveCount(0);
+});
+
+test('a viewer sees no admin actions', async ({ page }) => {
+  await signIn(page, viewer);
+  // With a host registered (the full run) there are cards; without one a
+  // viewer's Get Started panel offers nothing to click.
+  await expect(page.getByTestId('cluster-card').first().or(page.getByText('A platform admin can register'))).toBeVisible();
+  await expect(page.getByRole('button', { name: 'New Cluster' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Disconnect' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Register This Cluster' })).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'Credentials' })).toHaveCount(0);
+  await expectAccessible(page);
+  await shoot(page, 'clusters-viewer');
+  await page.goto('/credentials');
+  await expect(page.getByRole('heading', { name: 'Platform admins only' })).toBeVisible();
+});
+
+test('a revoked session returns to sign-in and then to the same page', async ({ page }) => {
+  await signIn(page, admin, '/clusters');
+  await expect(page.getByRole('heading', { name: 'Clusters' })).toBeVisible();
+  expect((await apiAs(page, 'DELETE', '/api/v1/session')).status()).toBe(204);
+  // The list refreshes itself; its next request finds the session gone.
+  await expect(page).toHaveURL(/\/signin\?next=%2Fclusters$/, { timeout: 30_000 });
+  await page.getByLabel('Username').fill(admin.username);
+  await page.getByLabel('Password').fill(admin.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/clusters$/);
+  await expect(page.getByRole('heading', { name: 'Clusters' })).toBeVisible();
+});

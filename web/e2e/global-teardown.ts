@@ -1,0 +1,5 @@
+import { stopStack } from './stack';
+
+export default async function globalTeardown() {
+  stopStack();
+}

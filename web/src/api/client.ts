@@ -1,0 +1,99 @@
+// The one API client: typed by schema.d.ts, which is generated from the
+// server's /openapi.json (make web-types), so the UI and the API agree.
+import type { components } from './schema';
+
+type S = components['schemas'];
+export type Cluster = S['Cluster'];
+export type ClusterList = S['ClusterList'];
+export type Node = S['Node'];
+export type HealthScore = S['HealthScore'];
+export type Overview = S['Overview'];
+export type OverviewRow = S['OverviewRow'];
+export type Credential = S['Credential'];
+export type CredentialRequest = S['CredentialRequest'];
+export type ConnectRequest = S['ConnectRequest'];
+export type ProvisionRequest = S['ProvisionRequest'];
+export type Session = S['Session'];
+export type Problem = S['Problem'];
+// The provider document carries topologies and allowed values beyond what
+// the hand-written schema lists today.
+export type InputField = S['InputField'] & { allowed?: string[] };
+export type Provider = Omit<S['Provider'], 'schema'> & { topologies?: string[]; schema?: InputField[] };
+
+/** An error answer of the API, with its problem document. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly problem: Problem;
+  constructor(status: number, problem: Problem) {
+    super(problem.detail || problem.title || `request failed with status ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+  /** Field name → message, for showing next to the field. */
+  fieldErrors(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const f of this.problem.fields ?? []) {
+      if (f.field && f.message && !out[f.field]) out[f.field] = f.message;
+    }
+    return out;
+  }
+}
+
+let csrfToken = '';
+
+/** Sets the token every mutating request sends in X-CSRF-Token. */
+export function setCsrfToken(token: string) {
+  csrfToken = token;
+}
+
+/** Fired when the server says the session is gone (expired, revoked). */
+export const SIGNED_OUT_EVENT = 'kubeopera:signed-out';
+
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  let resp: Response;
+  try {
+    resp = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, { title: 'Network error', status: 0, detail: 'The KubeOpera server cannot be reached; check your connection and retry.' } as Problem);
+  }
+  if (resp.status === 204) return undefined as T;
+  const text = await resp.text();
+  const data = text ? JSON.parse(text) : undefined;
+  if (!resp.ok) {
+    const problem: Problem = data ?? { title: resp.statusText, status: resp.status, detail: resp.statusText };
+    if (resp.status === 401 && path !== '/api/v1/session') {
+      window.dispatchEvent(new CustomEvent(SIGNED_OUT_EVENT, { detail: problem.detail }));
+    }
+    throw new ApiError(resp.status, problem);
+  }
+  return data as T;
+}
+
+export const api = {
+  session: () => request<Session>('GET', '/api/v1/session'),
+  signIn: (username: string, password: string) => request<Session>('POST', '/api/v1/session', { username, password }),
+  signOut: () => request<void>('DELETE', '/api/v1/session'),
+  clusters: () => request<ClusterList>('GET', '/api/v1/clusters'),
+  cluster: (id: string) => request<Cluster>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
+  health: (id: string) => request<HealthScore>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/health`),
+  registerSelf: () => request<Cluster>('POST', '/api/v1/clusters/register-self', {}),
+  connect: (r: ConnectRequest) => request<Cluster>('POST', '/api/v1/clusters/connect', r),
+  provision: (r: ProvisionRequest) => request<Cluster>('POST', '/api/v1/clusters/provision', r),
+  disconnect: (id: string) => request<void>('DELETE', `/api/v1/clusters/${encodeURIComponent(id)}`),
+  teardown: (id: string, confirmName: string) =>
+    request<void>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/teardown`, { confirmName }),
+  overview: () => request<Overview>('GET', '/api/v1/federation/overview'),
+  providers: () => request<{ items?: Provider[] }>('GET', '/api/v1/providers'),
+  credentials: () => request<{ items?: Credential[] }>('GET', '/api/v1/credentials'),
+  addCredential: (r: CredentialRequest) => request<Credential>('POST', '/api/v1/credentials', r),
+  deleteCredential: (id: string) => request<void>('DELETE', `/api/v1/credentials/${encodeURIComponent(id)}`),
+  openapi: () => request<{ paths?: Record<string, unknown> }>('GET', '/openapi.json'),
+};

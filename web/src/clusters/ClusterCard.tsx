@@ -1,0 +1,62 @@
+import { memo } from 'react';
+import { Link } from 'react-router';
+import type { Cluster } from '../api/client';
+import { NodeList } from './NodeList';
+import { HealthBadge, StatusBadge, statusColour } from './StatusBadge';
+import { isProvisioned, sourceLabel } from './labels';
+import { useCluster, useHealth } from './queries';
+
+type Props = {
+  cluster: Cluster;
+  admin: boolean;
+  /** Fetch the health badge (a request per card: small lists only). */
+  withHealth: boolean;
+  canTeardown: boolean;
+  onDisconnect: (c: Cluster) => void;
+  onTeardown: (c: Cluster) => void;
+};
+
+function SelfNodes({ id }: { id: string }) {
+  const q = useCluster(id, false);
+  if (q.data?.nodesError) return <p className="muted">{q.data.nodesError}</p>;
+  if (!q.data?.nodes?.length) return null;
+  return <NodeList nodes={q.data.nodes} />;
+}
+
+function Health({ id }: { id: string }) {
+  const q = useHealth(id, true);
+  return q.data?.score !== undefined ? <HealthBadge score={q.data.score} /> : null;
+}
+
+export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, withHealth, canTeardown, onDisconnect, onTeardown }: Props) {
+  const live = statusColour(c.status) === 'green';
+  return (
+    <article className="card cluster-card" aria-labelledby={`cluster-${c.id}`} data-testid="cluster-card">
+      <header className="card-head">
+        <h3 id={`cluster-${c.id}`}><Link to={`/clusters/${c.id}`}>{c.name}</Link></h3>
+        <div className="badges">
+          <StatusBadge status={c.status} />
+          {live && withHealth && <Health id={c.id!} />}
+          {c.is_host && <span className="badge gray">Host</span>}
+        </div>
+      </header>
+      <dl className="facts">
+        <div><dt>Nodes</dt><dd>{c.ready_node_count ?? 0}/{c.node_count ?? 0} ready</dd></div>
+        <div><dt>Provider</dt><dd>{c.provider || '—'}</dd></div>
+        <div><dt>Region</dt><dd>{c.region || '—'}</dd></div>
+        <div><dt>Kubernetes</dt><dd>{c.kubernetes_version || '—'}</dd></div>
+        <div><dt>Source</dt><dd>{sourceLabel(c.source)}</dd></div>
+      </dl>
+      {c.message && <p className="message" data-testid="cluster-message">{c.message}</p>}
+      {c.source === 'self_registered' && <SelfNodes id={c.id!} />}
+      {admin && (
+        <footer className="card-actions">
+          <button type="button" onClick={() => onDisconnect(c)}>Disconnect</button>
+          {canTeardown && isProvisioned(c.source) && (
+            <button type="button" className="danger" onClick={() => onTeardown(c)}>Tear down</button>
+          )}
+        </footer>
+      )}
+    </article>
+  );
+});

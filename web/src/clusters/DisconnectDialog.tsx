@@ -1,0 +1,63 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, type Cluster } from '../api/client';
+import { Dialog } from '../ui/Dialog';
+import { clusterKeys } from './queries';
+
+/** Disconnect, saying plainly what is removed and what is not touched. */
+export function DisconnectDialog({ cluster, onClose }: { cluster: Cluster; onClose: () => void }) {
+  const qc = useQueryClient();
+  const m = useMutation({
+    mutationFn: () => api.disconnect(cluster.id!),
+    onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); },
+  });
+  const self = cluster.source === 'self_registered';
+  return (
+    <Dialog title={`Disconnect ${cluster.name}?`} onClose={onClose}>
+      <div className="dialog-body">
+        {self ? (
+          <p>KubeOpera forgets this cluster: its row is removed from the list. Nothing on the cluster is changed.</p>
+        ) : (
+          <>
+            <p><strong>Removed:</strong> the cluster's HostCluster, the Flux GitRepository and Kustomization KubeOpera created for it, and the kubeconfig KubeOpera stored.</p>
+            <p><strong>Not touched:</strong> anything running on the cluster itself. Its workloads, Flux and everything Flux applied stay as they are; the cluster may still be in use outside KubeOpera.</p>
+          </>
+        )}
+        {m.error && <p className="error" role="alert">{m.error.message}</p>}
+      </div>
+      <footer className="dialog-foot">
+        <button type="button" onClick={onClose}>Cancel</button>
+        <button type="button" className="danger" disabled={m.isPending} onClick={() => m.mutate()}>
+          {m.isPending ? 'Disconnecting…' : 'Disconnect'}
+        </button>
+      </footer>
+    </Dialog>
+  );
+}
+
+/** Teardown of a provisioned cluster: destroys its cloud resources. */
+export function TeardownDialog({ cluster, onClose }: { cluster: Cluster; onClose: () => void }) {
+  const qc = useQueryClient();
+  const [typed, setTyped] = useState('');
+  const m = useMutation({
+    mutationFn: () => api.teardown(cluster.id!, typed),
+    onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); },
+  });
+  return (
+    <Dialog title={`Tear down ${cluster.name}?`} onClose={onClose}>
+      <div className="dialog-body">
+        <p><strong>Destroyed:</strong> the cloud infrastructure KubeOpera provisioned for this cluster (its machines, network and load balancers) and everything running on it. This cannot be undone.</p>
+        <p><strong>Not touched:</strong> stored cloud credentials and other clusters.</p>
+        <label htmlFor="confirm-name">Type <strong>{cluster.name}</strong> to confirm</label>
+        <input id="confirm-name" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+        {m.error && <p className="error" role="alert">{m.error.message}</p>}
+      </div>
+      <footer className="dialog-foot">
+        <button type="button" onClick={onClose}>Cancel</button>
+        <button type="button" className="danger" disabled={typed !== cluster.name || m.isPending} onClick={() => m.mutate()}>
+          {m.isPending ? 'Tearing down…' : 'Tear down'}
+        </button>
+      </footer>
+    </Dialog>
+  );
+}

@@ -1,0 +1,1 @@
+export const credentialKeys = { all: ['credentials'] as const };

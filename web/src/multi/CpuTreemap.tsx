@@ -1,0 +1,41 @@
+import { ResponsiveContainer, Tooltip, Treemap } from 'recharts';
+import type { OverviewRow } from '../api/client';
+import { pct } from './format';
+
+const fills: Record<string, string> = { green: '#1f7a3a', amber: '#a15c00', red: '#b42318', gray: '#5b6472' };
+
+type Cell = { name: string; size: number; cpu: number; badge: string };
+
+type ContentProps = { x?: number; y?: number; width?: number; height?: number; name?: string; badge?: string; cpu?: number };
+
+function CellContent({ x = 0, y = 0, width = 0, height = 0, name, badge, cpu }: ContentProps) {
+  return (
+    <g>
+      <rect x={x} y={y} width={width} height={height} fill={fills[badge ?? 'gray'] ?? fills.gray} stroke="#fff" />
+      {width > 60 && height > 30 && (
+        <text x={x + 6} y={y + 18} fill="#fff" fontSize={12}>{name} {pct(cpu)}</text>
+      )}
+    </g>
+  );
+}
+
+function TooltipBody({ active, payload }: { active?: boolean; payload?: { payload?: Cell }[] }) {
+  const c = payload?.[0]?.payload;
+  if (!active || !c) return null;
+  return <div className="tooltip" data-testid="treemap-tooltip"><strong>{c.name}</strong>: CPU {pct(c.cpu)}</div>;
+}
+
+/** Clusters sized by CPU usage %, coloured by status. */
+export function CpuTreemap({ rows }: { rows: OverviewRow[] }) {
+  // A cluster at 0% still gets a sliver, so it can be seen and hovered.
+  const data: Cell[] = rows.map((r) => ({ name: r.name ?? r.id ?? '', size: Math.max(r.cpuPercent ?? 0, 0.5), cpu: r.cpuPercent ?? 0, badge: r.reachable ? (r.badge || 'gray') : 'gray' }));
+  return (
+    <div className="treemap" data-testid="treemap" role="img" aria-label={`Treemap of CPU usage: ${data.map((d) => `${d.name} ${pct(d.cpu)}`).join(', ')}`}>
+      <ResponsiveContainer width="100%" height={280}>
+        <Treemap data={data} dataKey="size" nameKey="name" isAnimationActive={false} content={<CellContent />}>
+          <Tooltip content={<TooltipBody />} />
+        </Treemap>
+      </ResponsiveContainer>
+    </div>
+  );
+}

@@ -1,0 +1,25 @@
+import type { Overview } from '../api/client';
+import { money, pct } from './format';
+
+type Summary = NonNullable<Overview['summary']>;
+
+function Card({ label, value, testid }: { label: string; value: string; testid: string }) {
+  return (
+    <div className="card summary" data-testid={testid}>
+      <p className="summary-label">{label}</p>
+      <p className="summary-value">{value}</p>
+    </div>
+  );
+}
+
+export function SummaryCards({ summary: s }: { summary: Summary }) {
+  return (
+    <section className="summary-cards" aria-label="Fleet summary">
+      <Card testid="total-clusters" label="Total Clusters" value={String(s.clusters ?? 0)} />
+      <Card testid="healthy-clusters" label="Healthy Clusters" value={`${s.healthy ?? 0}/${s.clusters ?? 0}`} />
+      <Card testid="total-nodes" label="Total Nodes" value={`${s.nodesReady ?? 0}/${s.nodesTotal ?? 0}`} />
+      <Card testid="avg-cpu" label="Avg CPU Usage" value={pct(s.averageCpuPercent)} />
+      <Card testid="monthly-cost" label="Monthly Cost" value={money(s.monthlyCost, s.currency ?? 'USD')} />
+    </section>
+  );
+}
