@@ -49,7 +49,8 @@ func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 // Validate checks inputs and the credential's shape and, when an STS
 // endpoint is configured (AWS_ENDPOINT_URL_STS or AWS_ENDPOINT_URL) or
 // KUBEOPERA_AWS_VERIFY_CREDENTIALS=1, proves the credential with
-// sts:GetCallerIdentity before anything is created.
+// sts:GetCallerIdentity and checks with AWS what only it knows (instance
+// type, EKS version) before anything is created.
 func (p *Provider) Validate(ctx context.Context, req sdk.ValidateRequest) error {
 	if err := sdk.InvalidInput(Validate(p.opts, req.Inputs, req.Credentials)...); err != nil {
 		return err
@@ -62,8 +63,10 @@ func (p *Provider) Validate(ctx context.Context, req sdk.ValidateRequest) error 
 	if err != nil {
 		return err
 	}
-	_, err = awsapi.CallerIdentity(ctx, cfg)
-	return err
+	if _, err = awsapi.CallerIdentity(ctx, cfg); err != nil {
+		return err
+	}
+	return p.checkWithAWS(ctx, cfg, in)
 }
 
 func verifyCredentials() bool {

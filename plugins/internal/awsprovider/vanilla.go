@@ -23,7 +23,7 @@ import (
 // user_data through an SSM Parameter Store relay.
 func Vanilla(version string) *Provider {
 	return &Provider{opts: Options{Name: "aws-vanilla", DisplayName: "AWS (kubeadm on EC2)", Topology: "kubeadm",
-		Version: version, ControlPlane: true, MinNodes: 0, KubernetesVersions: []string{"1.33", "1.32", "1.31"}},
+		Version: version, ControlPlane: true, MinNodes: 0, Versions: VanillaVersions},
 		flavour: vanilla{kubeconfigWait: 40 * time.Second}}
 }
 
@@ -36,8 +36,17 @@ type vanilla struct {
 func (vanilla) module(id string, in map[string]string) (terraform.Module, error) {
 	cp, _ := strconv.Atoi(in["controlPlaneCount"])
 	nodes, _ := strconv.Atoi(in["nodeCount"])
+	minor, patch, err := VanillaVersions.Resolve(in["kubernetesVersion"])
+	if err != nil {
+		return terraform.Module{}, err
+	}
+	cidrs, err := AllowedCIDRs(in[inputAllowedCIDRs])
+	if err != nil {
+		return terraform.Module{}, err
+	}
 	return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: id, Region: in["region"], ControlPlaneCount: cp,
-		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: in["kubernetesVersion"]})
+		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: minor, KubernetesPatch: patch,
+		APIAllowedCIDRs: cidrs})
 }
 
 // settle follows the control planes' bootstrap on the relay: member 0

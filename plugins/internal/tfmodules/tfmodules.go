@@ -12,6 +12,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"path"
 	"regexp"
 
@@ -61,7 +62,7 @@ func (c common) check(minNodes int) error {
 	case !instanceTypeRE.MatchString(c.InstanceType):
 		return fmt.Errorf("instance type %q is not an EC2 instance type; use one like t3.medium", c.InstanceType)
 	case !versionRE.MatchString(c.KubernetesVersion):
-		return fmt.Errorf("kubernetes version %q: use a minor version such as 1.33", c.KubernetesVersion)
+		return fmt.Errorf("kubernetes version %q: use a minor version such as 1.36", c.KubernetesVersion)
 	case c.NodeCount < minNodes:
 		return fmt.Errorf("node count %d: use at least %d", c.NodeCount, minNodes)
 	case c.AZCount < 0 || c.AZCount > 8:
@@ -117,6 +118,31 @@ func build(root terraform.Root, dirs ...string) (terraform.Module, error) {
 		return terraform.Module{}, fmt.Errorf("assemble module tree: %w", err)
 	}
 	return m, nil
+}
+
+func stringList(l []string) cty.Value {
+	if len(l) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	values := make([]cty.Value, len(l))
+	for i, v := range l {
+		values[i] = cty.StringVal(v)
+	}
+	return cty.ListVal(values)
+}
+
+// checkCIDRs accepts one or more canonical IPv4 CIDRs: the API's
+// allow-list has no default.
+func checkCIDRs(cidrs []string) error {
+	if len(cidrs) == 0 {
+		return fmt.Errorf("no CIDR may reach the API: list at least one (0.0.0.0/0 only if everyone may)")
+	}
+	for _, c := range cidrs {
+		if p, err := netip.ParsePrefix(c); err != nil || !p.Addr().Is4() || p.Masked() != p {
+			return fmt.Errorf("API allow-list entry %q is not a canonical IPv4 CIDR such as 203.0.113.0/24", c)
+		}
+	}
+	return nil
 }
 
 func stringMap(m map[string]string) cty.Value {

@@ -6,11 +6,11 @@
 # only), never to the console; relay values travel as file:// so no secret
 # is ever on a command line of aws.
 set -Eeuo pipefail
-export PATH="$PATH:/snap/bin"
 
 # KO_ROOT prefixes every path the script writes or reads on the host. It is
 # empty on a node; tests point it at a scratch directory.
 KO_ROOT="${KO_ROOT:-}"
+export PATH="$PATH:$KO_ROOT/snap/bin"
 KO_WORK="$KO_ROOT/var/lib/kubeopera"
 KO_LOG="$KO_ROOT/var/log/kubeopera/bootstrap.log"
 KO_KUBECONFIG="$KO_ROOT/etc/kubernetes/admin.conf"
@@ -123,9 +123,17 @@ main() {
 	chmod 700 "$KO_WORK" "$(dirname "$KO_LOG")"
 	trap 'on_err $? $LINENO' ERR
 	case "$KO_ROLE" in
+	control-plane) KO_MARKER="$KO_PARAM_MEMBERS/$KO_INDEX" ;;
+	worker)
+		step identify
+		KO_MARKER="$KO_PARAM_WORKERS/$(imds instance-id)"
+		;;
+	*) fail "unknown role $KO_ROLE" ;;
+	esac
+	install_aws_cli
+	case "$KO_ROLE" in
 	control-plane) control_plane_main ;;
 	worker) worker_main ;;
-	*) fail "unknown role $KO_ROLE" ;;
 	esac
 	KO_STEP=finished
 	log "node bootstrap finished"

@@ -46,9 +46,12 @@ module "control_plane_user_data" {
   cluster_id            = var.cluster_id
   region                = var.region
   role                  = "control-plane"
+  arch                  = local.arch
   index                 = count.index
   kubernetes_version    = var.kubernetes_version
+  kubernetes_patch      = var.kubernetes_patch
   endpoint_override     = local.control_plane_endpoint_override
+  public_endpoint       = aws_lb.public.dns_name
   untaint_control_plane = var.node_count == 0
   poll_interval_seconds = var.poll_interval_seconds
   wait_timeout_seconds  = var.wait_timeout_seconds
@@ -60,7 +63,9 @@ module "worker_user_data" {
   cluster_id            = var.cluster_id
   region                = var.region
   role                  = "worker"
+  arch                  = local.arch
   kubernetes_version    = var.kubernetes_version
+  kubernetes_patch      = var.kubernetes_patch
   poll_interval_seconds = var.poll_interval_seconds
   wait_timeout_seconds  = var.wait_timeout_seconds
 }

@@ -3,6 +3,11 @@ output "control_plane_endpoint" {
   value       = local.control_plane_endpoint
 }
 
+output "api_endpoint" {
+  description = "Public host of the Kubernetes API (port 6443): the internet-facing NLB, open to api_allowed_cidrs only. The published admin kubeconfig points here."
+  value       = aws_lb.public.dns_name
+}
+
 output "kubeconfig_parameter" {
   description = "SSM parameter (SecureString) where member 0 publishes the admin kubeconfig."
   value       = module.worker_user_data.parameters.admin_kubeconfig
