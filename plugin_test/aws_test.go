@@ -119,8 +119,11 @@ var awsInputs = map[string]string{"region": "eu-north-1", "credentialRef": "cred
 // control planes' bootstrap markers in SSM, Kubeconfig reads the published
 // admin kubeconfig from SSM, Destroy runs terraform destroy.
 func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
-	w := newAWSWorld(t, "vanilla", nil)
+	w := newAWSWorld(t, "vanilla", map[string]string{"relay.auto.tfvars": "relay_nonce = \"n0nce\"\n"})
 	p := w.connect(t, "aws-vanilla")
+	// A cluster of the same ID, destroyed before, left its markers behind;
+	// this provision's relay path has its own nonce.
+	w.aws.SSM.Put("/kubeopera/prod-eu/members/0", "String", "ready")
 	ctx := context.Background()
 	inputs := map[string]string{"region": "eu-north-1", "credentialRef": "cred-1", "controlPlaneCount": "3", "apiAllowedCIDRs": "203.0.113.0/24"}
 	op, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
@@ -137,16 +140,16 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	if _, err := w.mgmt.Client.CoreV1().Secrets("kubeopera-provisioning").Get(ctx, "tfstate-default-prod-eu", metav1.GetOptions{}); err != nil {
 		t.Errorf("terraform state is not in the kubernetes backend: %v", err)
 	}
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/0", "String", "ready")
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/1", "String", "failed: kubeadm-join: etcd member add timed out")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/0", "String", "ready")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/1", "String", "failed: kubeadm-join: etcd member add timed out")
 	st = waitState(t, p, op.ID, w.creds, sdk.Failed, 10*time.Second)
 	_ = st
 	failed, _ := p.Status(ctx, sdk.StatusRequest{OperationID: op.ID, Credentials: w.creds})
 	if !strings.Contains(failed.Message, "control plane 2 of 3") || !strings.Contains(failed.Message, "kubeadm-join") {
 		t.Errorf("failed member: %q", failed.Message)
 	}
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/1", "String", "joined")
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/2", "String", "joined")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/1", "String", "joined")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/2", "String", "joined")
 	waitState(t, p, op.ID, w.creds, sdk.Succeeded, 10*time.Second)
 
 	kubeconfig := "apiVersion: v1\nkind: Config\nclusters: []\n# published by member 0\n"
@@ -163,7 +166,13 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
+	done := waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
+	if left := w.aws.SSM.Names("/kubeopera/prod-eu/n0nce"); len(left) != 0 || !strings.Contains(done.Message, "deleted 3 bootstrap parameters") {
+		t.Errorf("after Destroy (%q) the relay still holds %v", done.Message, left)
+	}
+	if _, ok := w.aws.SSM.Get("/kubeopera/prod-eu/members/0"); !ok {
+		t.Error("Destroy deleted a parameter outside its own provision's relay path")
+	}
 }
 
 // aws-eks: Kubeconfig is built from terraform's outputs with a short-lived

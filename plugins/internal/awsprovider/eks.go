@@ -39,9 +39,12 @@ func (eks) module(id string, in map[string]string) (terraform.Module, error) {
 
 // settle has nothing to wait for: terraform apply returns once the cluster
 // and its node group are ACTIVE.
-func (eks) settle(context.Context, aws.Config, operation) (*sdk.OperationStatus, error) {
+func (eks) settle(context.Context, aws.Config, operation, map[string]json.RawMessage) (*sdk.OperationStatus, error) {
 	return nil, nil
 }
+
+// relay: EKS clusters write nothing outside Terraform's state.
+func (eks) relay(string, map[string]json.RawMessage) string { return "" }
 
 // kubeconfig builds a kubeconfig from the cluster's endpoint and CA with a
 // short-lived token (a presigned sts:GetCallerIdentity); the host refreshes

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
@@ -50,6 +52,12 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	exec, err := p.executor.get(ctx)
 	if err != nil {
 		return sdk.Operation{}, err
+	}
+	if action == terraform.Destroy {
+		// Read before the destroy removes the outputs; no state, no relay.
+		if outputs, err := exec.Outputs(ctx, id); err == nil {
+			op.Relay = p.flavour.relay(id, outputs)
+		}
 	}
 	if err := exec.Start(ctx, terraform.Run{ID: id, Action: action, Module: module, Env: env}); err != nil {
 		return sdk.Operation{}, err
@@ -111,6 +119,9 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	}
 	out := sdk.OperationStatus{OperationID: req.OperationID, State: st.State, Message: st.Message,
 		Progress: st.Progress, LogTail: st.LogTail, ErrorClass: st.ErrorClass}
+	if op.Action == terraform.Destroy && st.State == sdk.Succeeded && op.Relay != "" {
+		return p.deleteRelay(ctx, req.Credentials, op, out)
+	}
 	if op.Action == terraform.Destroy || st.State != sdk.Succeeded {
 		if op.Action == terraform.Apply {
 			out.Progress = st.Progress * terraformShare / 100
@@ -121,12 +132,33 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	if err != nil {
 		return sdk.OperationStatus{}, err
 	}
-	settling, err := p.flavour.settle(ctx, cfg, op)
+	outputs, err := exec.Outputs(ctx, op.ClusterID)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	settling, err := p.flavour.settle(ctx, cfg, op, outputs)
 	if err != nil || settling == nil {
 		return out, err
 	}
 	settling.OperationID, settling.LogTail = req.OperationID, st.LogTail
 	return *settling, nil
+}
+
+// deleteRelay deletes the SSM parameters the nodes wrote once terraform
+// destroyed everything else; until that worked the destroy is Running.
+func (p *Provider) deleteRelay(ctx context.Context, creds sdk.Credentials, op operation, out sdk.OperationStatus) (sdk.OperationStatus, error) {
+	cfg, err := awsapi.Config(ctx, creds, op.Region)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	n, err := awsapi.DeletePath(ctx, ssm.NewFromConfig(cfg), op.Relay)
+	if err != nil {
+		out.State, out.Progress = sdk.Running, 99
+		out.Message = fmt.Sprintf("terraform destroy done; deleting the bootstrap parameters under %s failed, retrying: %v", op.Relay, err)
+		return out, nil
+	}
+	out.Message = fmt.Sprintf("%s; deleted %d bootstrap parameters under %s", out.Message, n, op.Relay)
+	return out, nil
 }
 
 // Kubeconfig builds the admin kubeconfig of a provisioned cluster from the

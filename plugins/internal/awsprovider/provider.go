@@ -19,7 +19,10 @@ type flavour interface {
 	module(clusterID string, in map[string]string) (terraform.Module, error)
 	// settle reports on the cluster once terraform apply succeeded (a
 	// bootstrap still running on the machines, say); nil when it is done.
-	settle(ctx context.Context, cfg aws.Config, op operation) (*sdk.OperationStatus, error)
+	settle(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (*sdk.OperationStatus, error)
+	// relay is the SSM path of a cluster's own parameters that a destroy
+	// deletes after terraform, from the state's outputs; "" for none.
+	relay(clusterID string, outputs map[string]json.RawMessage) string
 	kubeconfig(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error)
 }
 

@@ -29,6 +29,8 @@ type variant struct {
 	patch string
 	// public is the public endpoint (the internet-facing NLB).
 	public string
+	// nonce is the relay nonce ("" for none).
+	nonce string
 }
 
 // variants are the scripts the tests run: three control planes and workers
@@ -42,6 +44,7 @@ var variants = map[string]variant{
 	"cp1_short":     {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 2},
 	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, patch: "1.36.2", public: "single-public.kubeopera.test"},
 	"single_worker": {role: "worker", waitTimeoutSecond: 300},
+	"nonce_worker":  {role: "worker", waitTimeoutSecond: 300, nonce: "n0nce"},
 }
 
 // pollInterval is the relay poll interval the scripts are rendered with:
@@ -126,6 +129,7 @@ func probeRoot() string {
 		fmt.Fprintf(&b, `module %q {
   source                = "./modules/%s"
   cluster_id            = %q
+  relay_nonce           = %q
   region                = "eu-north-1"
   role                  = %q
   index                 = %d
@@ -142,7 +146,7 @@ output %q {
   value = module.%s.script
 }
 
-`, name, ModuleDir, testClusterID, v.role, v.index, v.patch, v.endpointOverride, v.public, v.untaint, pollInterval,
+`, name, ModuleDir, testClusterID, v.nonce, v.role, v.index, v.patch, v.endpointOverride, v.public, v.untaint, pollInterval,
 			v.waitTimeoutSecond, name, name)
 	}
 	b.WriteString("output \"parameters\" {\n  value = module.cp0.parameters\n}\n\n" +
@@ -243,6 +247,8 @@ func TestHeaderCarriesTheInputs(t *testing.T) {
 		"worker":     {"KO_ROLE='worker'", "KO_UNTAINT_CONTROL_PLANE='false'"},
 		"single_cp0": {"KO_ENDPOINT_OVERRIDE=''", "KO_UNTAINT_CONTROL_PLANE='true'", "KO_KUBERNETES_PATCH='1.36.2'"},
 		"cp0":        {"KO_KUBERNETES_PATCH=''", "KO_CONTAINERD_VERSION='2.1.4'", "KO_ARCH='amd64'"},
+		"nonce_worker": {"KO_PARAM_MEMBERS='" + PrefixWithNonce(testClusterID, "n0nce") + "/members'",
+			"KO_PARAM_WORKER_JOIN='" + PrefixWithNonce(testClusterID, "n0nce") + "/join/worker'"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(s[name], w+"\n") {

@@ -96,6 +96,9 @@ func Vanilla(in VanillaInput) (terraform.Module, error) {
 			{Name: "control_plane_endpoint", Expr: "module.compute.control_plane_endpoint"},
 			{Name: "api_endpoint", Expr: "module.compute.api_endpoint"},
 			{Name: "kubeconfig_parameter", Expr: "module.compute.kubeconfig_parameter"},
+			{Name: "ssm_prefix", Expr: "module.compute.ssm_prefix"},
+			{Name: "bootstrap_started_at", Expr: "module.compute.bootstrap_started_at"},
+			{Name: "control_plane_instance_ids", Expr: "module.compute.control_plane_instance_ids"},
 		},
 	}
 	m, err := build(root, "vpc", "security", "compute")

@@ -21,6 +21,16 @@ variable "cluster_id" {
   }
 }
 
+variable "relay_nonce" {
+  description = "Per-provision nonce in the relay path (/kubeopera/<cluster_id>/<relay_nonce>), so a cluster re-created under the same ID never reads an old cluster's markers or join data. Empty: no nonce."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^[a-z0-9]*$", var.relay_nonce))
+    error_message = "relay_nonce must be lowercase letters and digits."
+  }
+}
+
 variable "region" {
   description = "AWS region of the SSM parameters, e.g. eu-north-1."
   type        = string
@@ -165,7 +175,7 @@ variable "wait_timeout_seconds" {
 }
 
 locals {
-  ssm_prefix = "/kubeopera/${var.cluster_id}"
+  ssm_prefix = var.relay_nonce == "" ? "/kubeopera/${var.cluster_id}" : "/kubeopera/${var.cluster_id}/${var.relay_nonce}"
   # The relay's parameter names; the scripts get them from the header, so
   # they are spelled here only (and in bootstrap.go, checked by its tests).
   parameters = {

@@ -14,8 +14,13 @@ output "kubeconfig_parameter" {
 }
 
 output "ssm_prefix" {
-  description = "Parameter Store path of the cluster's relay; every node marker is below it."
+  description = "Parameter Store path of this provision's relay, /kubeopera/<cluster_id>/<nonce>; every node marker is below it, and the plugin deletes it after a destroy."
   value       = module.worker_user_data.ssm_prefix
+}
+
+output "bootstrap_started_at" {
+  description = "When the machines were first created (RFC 3339); the plugin gives their bootstrap a deadline from it."
+  value       = terraform_data.relay.output.created_at
 }
 
 output "control_plane_instance_ids" {

@@ -20,8 +20,9 @@ data "aws_iam_policy_document" "cluster_assume" {
   }
 }
 
+# IAM names are account-wide: name_prefix adds a random suffix.
 resource "aws_iam_role" "cluster" {
-  name               = "${var.name}-eks"
+  name_prefix        = "ko-eks-"
   assume_role_policy = data.aws_iam_policy_document.cluster_assume.json
 }
 
@@ -67,7 +68,7 @@ data "aws_iam_policy_document" "node_assume" {
 }
 
 resource "aws_iam_role" "node" {
-  name               = "${var.name}-node"
+  name_prefix        = "ko-eks-node-"
   assume_role_policy = data.aws_iam_policy_document.node_assume.json
 }
 
