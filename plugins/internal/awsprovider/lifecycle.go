@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
@@ -41,13 +42,13 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	if p.opts.ControlPlane {
 		op.ControlPlanes, _ = strconv.Atoi(in["controlPlaneCount"])
 	}
-	module, err := p.module(id, in)
-	if err != nil {
-		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
-	}
-	env, err := p.terraformEnv(ctx, creds, op.Region)
+	env, role, err := p.terraformAuth(ctx, creds, op.Region)
 	if err != nil {
 		return sdk.Operation{}, err
+	}
+	module, err := p.module(id, in, role)
+	if err != nil {
+		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
 	}
 	exec, err := p.executor.get(ctx)
 	if err != nil {
@@ -65,27 +66,36 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	return sdk.Operation{ID: op.String()}, nil
 }
 
-// terraformEnv resolves the credential now (an assumed role becomes
-// session keys) into the environment terraform's AWS provider reads.
-func (p *Provider) terraformEnv(ctx context.Context, creds sdk.Credentials, region string) (map[string]string, error) {
+// terraformAuth decides how terraform's AWS provider authenticates. The
+// credential is resolved now either way, so a bad one fails here. An
+// assume_role credential whose source keys the host resolved is assumed by
+// the provider itself (an assume_role block; it renews the session during
+// long runs), with the source keys in the environment. Anything else
+// becomes keys in the environment; an assumed role's session keys then
+// last as long as the role's session (an hour by default).
+func (p *Provider) terraformAuth(ctx context.Context, creds sdk.Credentials, region string) (map[string]string, *tfmodules.AssumeRole, error) {
 	cfg, err := awsapi.Config(ctx, creds, region)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := cfg.Credentials.Retrieve(ctx)
 	if err != nil {
-		return nil, sdk.InvalidInput(sdk.FieldError{Field: "credentials",
+		return nil, nil, sdk.InvalidInput(sdk.FieldError{Field: "credentials",
 			Message: "the AWS credential could not be resolved (check the role ARN and its trust policy): " + err.Error()})
 	}
-	return credentialEnv(awsCredentials{c.AccessKeyID, c.SecretAccessKey, c.SessionToken}, region), nil
+	if creds["kind"] == awsapi.KindAssumeRole && creds["sourceAccessKeyId"] != "" {
+		role := &tfmodules.AssumeRole{RoleARN: creds["roleArn"], ExternalID: creds["externalId"], SessionName: awsapi.SessionName}
+		return credentialEnv(awsCredentials{creds["sourceAccessKeyId"], creds["sourceSecretAccessKey"], ""}, region), role, nil
+	}
+	return credentialEnv(awsCredentials{c.AccessKeyID, c.SecretAccessKey, c.SessionToken}, region), nil, nil
 }
 
 // module is the flavour's embedded module tree, or the tree in
 // KUBEOPERA_TERRAFORM_MODULE_DIR with the inputs as terraform.tfvars.json.
-func (p *Provider) module(id string, in map[string]string) (terraform.Module, error) {
+func (p *Provider) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
 	dir := os.Getenv(envModuleDir)
 	if dir == "" {
-		return p.flavour.module(id, in)
+		return p.flavour.module(id, in, role)
 	}
 	m := terraform.Module{Files: map[string][]byte{}}
 	err := fs.WalkDir(os.DirFS(dir), ".", func(path string, d fs.DirEntry, err error) error {

@@ -43,7 +43,7 @@ func (v vanilla) now() time.Time {
 	return time.Now()
 }
 
-func (vanilla) module(id string, in map[string]string) (terraform.Module, error) {
+func (vanilla) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
 	cp, _ := strconv.Atoi(in["controlPlaneCount"])
 	nodes, _ := strconv.Atoi(in["nodeCount"])
 	minor, patch, err := VanillaVersions.Resolve(in["kubernetesVersion"])
@@ -56,7 +56,7 @@ func (vanilla) module(id string, in map[string]string) (terraform.Module, error)
 	}
 	return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: id, Region: in["region"], ControlPlaneCount: cp,
 		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: minor, KubernetesPatch: patch,
-		APIAllowedCIDRs: cidrs})
+		APIAllowedCIDRs: cidrs, AssumeRole: role})
 }
 
 // settleTimeout bounds the wait for the control planes' bootstrap, from

@@ -29,6 +29,8 @@ type EKSInput struct {
 	// PublicAccessCIDRs are the IPv4 CIDRs the public endpoint accepts; at
 	// least one when PublicAccess.
 	PublicAccessCIDRs []string
+	// AssumeRole, when set, is assumed by terraform's AWS provider itself.
+	AssumeRole *AssumeRole
 }
 
 // awsRequirement and tlsRequirement pin the providers the modules declare.
@@ -42,7 +44,7 @@ var (
 // with aws-iam-authenticator needs.
 func EKS(in EKSInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
-		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount}
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}
 	if err := c.check(1); err != nil {
 		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
 	}

@@ -46,10 +46,19 @@ var (
 // Name is the name of a cluster's AWS resources: kubeopera-<cluster-id>.
 func Name(clusterID string) string { return "kubeopera-" + clusterID }
 
+// AssumeRole makes terraform's AWS provider assume a role itself (an
+// assume_role block) instead of using session keys resolved before the
+// run: the provider renews the session, so a long apply or destroy, or a
+// resumed Job, does not fail with ExpiredToken.
+type AssumeRole struct {
+	RoleARN, ExternalID, SessionName string
+}
+
 // common are the inputs both plugins share.
 type common struct {
 	ClusterID, Region, InstanceType, KubernetesVersion string
 	NodeCount, AZCount                                 int
+	AssumeRole                                         *AssumeRole
 }
 
 // check returns the first input that cannot be rendered, saying what to use.
@@ -95,12 +104,20 @@ func (c common) tags() map[string]string {
 // awsProvider is the provider configuration of both roots: the region and
 // default_tags, which tag every resource the provider creates.
 func (c common) awsProvider() terraform.Provider {
-	return terraform.Provider{
+	p := terraform.Provider{
 		Name:       "aws",
 		Attributes: map[string]cty.Value{"region": cty.StringVal(c.Region)},
 		Blocks: []terraform.Block{{Type: "default_tags",
 			Attributes: map[string]cty.Value{"tags": stringMap(c.tags())}}},
 	}
+	if r := c.AssumeRole; r != nil {
+		attrs := map[string]cty.Value{"role_arn": cty.StringVal(r.RoleARN), "session_name": cty.StringVal(r.SessionName)}
+		if r.ExternalID != "" {
+			attrs["external_id"] = cty.StringVal(r.ExternalID)
+		}
+		p.Blocks = append(p.Blocks, terraform.Block{Type: "assume_role", Attributes: attrs})
+	}
+	return p
 }
 
 // build renders root and puts it together with the named child modules.

@@ -36,6 +36,8 @@ type VanillaInput struct {
 	// APIAllowedCIDRs are the IPv4 CIDRs the public API endpoint (an
 	// internet-facing NLB) accepts; at least one.
 	APIAllowedCIDRs []string
+	// AssumeRole, when set, is assumed by terraform's AWS provider itself.
+	AssumeRole *AssumeRole
 }
 
 // Vanilla builds the module tree of an aws-vanilla run. Its root outputs
@@ -45,7 +47,7 @@ type VanillaInput struct {
 // appears once member 0 is ready).
 func Vanilla(in VanillaInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
-		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount}
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}
 	if err := c.check(0); err != nil {
 		return terraform.Module{}, fmt.Errorf("aws-vanilla: %w", err)
 	}
