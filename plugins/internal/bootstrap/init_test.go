@@ -44,3 +44,46 @@ func TestKubeadmInitIsResetAndRetried(t *testing.T) {
 		}
 	}
 }
+
+// After day one: every control plane installs an hourly timer that runs the
+// script with refresh-join, which publishes a new worker token and uploads
+// the certificates again under the published key.
+func TestControlPlanesRefreshTheJoinData(t *testing.T) {
+	r := newRelay(t)
+	res := r.run(node{name: "cp0", variant: "single_cp0", ip: "10.0.1.10"})
+	requireExit(t, res, "cp0", 0)
+	root := res["cp0"].root
+	timer, err := os.ReadFile(filepath.Join(root, "etc/systemd/system/kubeopera-refresh-join.timer"))
+	if err != nil || !strings.Contains(string(timer), "OnUnitActiveSec=1h") {
+		t.Fatalf("no hourly refresh timer (%v):\n%s", err, timer)
+	}
+	service, err := os.ReadFile(filepath.Join(root, "etc/systemd/system/kubeopera-refresh-join.service"))
+	if err != nil || !strings.Contains(string(service), "ExecStart=/usr/local/sbin/kubeopera-bootstrap refresh-join") {
+		t.Fatalf("refresh service (%v):\n%s", err, service)
+	}
+	installed := filepath.Join(root, "usr/local/sbin/kubeopera-bootstrap")
+	if fi, err := os.Stat(installed); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the script is not installed root-only: %v", err)
+	}
+
+	// The timer fires: the installed copy runs with refresh-join.
+	res = r.run(node{name: "cp0", variant: "single_cp0", ip: "10.0.1.10", args: []string{"refresh-join"}})
+	requireExit(t, res, "cp0", 0)
+	evs := r.events()
+	if n := count(evs, "kubeadm-token-create"); n != 1 {
+		t.Errorf("refresh created %d tokens, want 1", n)
+	}
+	if args := evs[index(t, evs, "cp0", "kubeadm-upload-certs")].args; !strings.Contains(args, "--certificate-key "+stubKey) {
+		t.Errorf("certificates uploaded with %q, want the published key", args)
+	}
+	join, _ := r.param(WorkerJoinParameter(testClusterID))
+	if !strings.Contains(join, "token=fedcba.9876543210fedcba\n") || !strings.Contains(join, "endpoint=10.0.1.10\n") {
+		t.Errorf("worker join data after refresh = %q, want the new token and the same endpoint", join)
+	}
+	if m := r.marker(MemberParameter(testClusterID, 0)); m.State != Ready {
+		t.Errorf("member 0 marker after refresh = %+v, want still ready", m)
+	}
+	if count(evs, "kubeadm-init-start") != 1 || strings.Contains(res["cp0"].console, "fedcba.9876543210fedcba") {
+		t.Error("refresh ran kubeadm init again or printed the new token")
+	}
+}

@@ -44,6 +44,8 @@ type node struct {
 	failJoin          bool
 	// env is extra stub settings, e.g. STUB_BAD_CHECKSUM=1.
 	env []string
+	// args are the script's arguments (refresh-join).
+	args []string
 	// joinSeconds is how long the stub kubeadm join takes (default 0.3).
 	joinSeconds string
 }
@@ -119,7 +121,7 @@ func (r *relay) run(nodes ...node) map[string]result {
 		if err := os.WriteFile(script, []byte(all[n.variant]), 0o700); err != nil {
 			r.t.Fatal(err)
 		}
-		cmd := exec.CommandContext(ctx, "/bin/bash", script)
+		cmd := exec.CommandContext(ctx, "/bin/bash", append([]string{script}, n.args...)...)
 		cmd.Env = []string{"PATH=" + r.path, "HOME=" + root, "LANG=C", "KO_ROOT=" + root,
 			"STUB_NODE=" + n.name, "STUB_IP=" + n.ip, "STUB_LOG=" + r.log, "STUB_STORE=" + r.store, "STUB_LIB=" + stubLib,
 			"STUB_AWS=" + stubAWS}

@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -228,11 +229,17 @@ func TestRenderedScriptsAreShellcheckClean(t *testing.T) {
 }
 
 func TestRenderedScriptsFitEC2UserData(t *testing.T) {
-	// EC2 takes at most 16 KB of user_data (before base64); the modules also
-	// gzip it, but a script that fits uncompressed leaves room to grow.
+	// EC2 takes at most 16 KB of user_data (before base64). The modules send
+	// the script gzipped (base64gzip), so that is what must fit; half of it
+	// leaves room to grow.
 	for name, s := range scripts(t) {
-		if len(s) >= 16<<10 {
-			t.Errorf("%s: rendered script is %d bytes, over EC2's 16 KB user_data limit", name, len(s))
+		var gz bytes.Buffer
+		w := gzip.NewWriter(&gz)
+		if _, err := w.Write([]byte(s)); err != nil || w.Close() != nil {
+			t.Fatal(err)
+		}
+		if gz.Len() >= 8<<10 {
+			t.Errorf("%s: gzipped script is %d bytes, over half of EC2's 16 KB user_data limit", name, gz.Len())
 		}
 		if !strings.HasPrefix(s, "#!/bin/bash\n") {
 			t.Errorf("%s: script does not start with #!/bin/bash, so cloud-init would not run it", name)

@@ -51,8 +51,45 @@ init_cluster() {
 	unmap_endpoint
 	publish_join_data "$endpoint" "$token" "$certificate_key"
 	publish_kubeconfig "${KO_PUBLIC_ENDPOINT:-$endpoint}"
+	install_refresher
 	step publish-ready
 	relay_put_text "$KO_MARKER" String ready
+}
+
+# install_refresher keeps the join data valid after day one: bootstrap
+# tokens expire and uploaded certificates are deleted after 2 h, so a
+# worker the Auto Scaling Group replaces later, or a control plane added
+# later, would fail to join. A timer runs this script with refresh-join
+# every hour on every control plane.
+install_refresher() {
+	step install-refresher
+	local unit="$KO_ROOT/etc/systemd/system/kubeopera-refresh-join"
+	mkdir -p "$KO_ROOT/usr/local/sbin" "$KO_ROOT/etc/systemd/system"
+	cp "$0" "$KO_ROOT/usr/local/sbin/kubeopera-bootstrap"
+	chmod 700 "$KO_ROOT/usr/local/sbin/kubeopera-bootstrap"
+	printf '%s\n' '[Unit]' 'Description=Refresh KubeOpera join data' '' '[Service]' 'Type=oneshot' \
+		'ExecStart=/usr/local/sbin/kubeopera-bootstrap refresh-join' >"$unit.service"
+	printf '%s\n' '[Unit]' 'Description=Refresh KubeOpera join data hourly' '' '[Timer]' 'OnBootSec=10min' \
+		'OnUnitActiveSec=1h' 'RandomizedDelaySec=5min' '' '[Install]' 'WantedBy=timers.target' >"$unit.timer"
+	systemctl daemon-reload
+	systemctl enable --now kubeopera-refresh-join.timer
+}
+
+# refresh_join publishes a new worker token (valid 2 h, more than the
+# timer's period) and uploads the certificates again under the published
+# key. A failure is logged, never written over this member's marker.
+refresh_join() {
+	local join secret endpoint certificate_key token
+	KO_STEP=refresh-join KO_MARKER=
+	join="$(relay_get "$KO_PARAM_WORKER_JOIN")"
+	secret="$(relay_get "$KO_PARAM_CONTROL_PLANE_JOIN")"
+	endpoint="$(field endpoint <<<"$join")"
+	certificate_key="$(field certificate_key <<<"$secret")"
+	token="$(kubeadm token create --ttl 2h --kubeconfig "$KO_KUBECONFIG")"
+	quiet kubeadm init phase upload-certs --upload-certs --certificate-key "$certificate_key" \
+		--skip-certificate-key-print
+	publish_join_data "$endpoint" "$token" "$certificate_key"
+	log "join data refreshed"
 }
 
 # map_endpoint_to_self points the NLB's name at this node while it runs
@@ -123,6 +160,7 @@ join_control_plane() {
 	kubeadm_tries join "$endpoint:6443" --control-plane --certificate-key "$certificate_key" \
 		--token "$token" --discovery-token-ca-cert-hash "$hash"
 	untaint_self
+	install_refresher
 	step publish-joined
 	relay_put_text "$KO_MARKER" String joined
 }

@@ -122,6 +122,10 @@ main() {
 	mkdir -p "$KO_WORK" "$(dirname "$KO_LOG")"
 	chmod 700 "$KO_WORK" "$(dirname "$KO_LOG")"
 	trap 'on_err $? $LINENO' ERR
+	if [ "${1:-}" = refresh-join ]; then
+		refresh_join
+		return 0
+	fi
 	case "$KO_ROLE" in
 	control-plane) KO_MARKER="$KO_PARAM_MEMBERS/$KO_INDEX" ;;
 	worker)
