@@ -327,6 +327,12 @@ func TestControlPlanesJoinOneAtATimeAndWorkersAfterInit(t *testing.T) {
 	checkSecrets(t, r, res, hash, "api.kubeopera.test", "public.kubeopera.test")
 	checkHost(t, r, res["cp0"].root)
 	checkInitThroughOwnAddress(t, r, evs, res["cp0"].root)
+	for _, e := range evs {
+		if e.name == "aws-put" && strings.HasPrefix(e.args, AdminKubeconfigParameter(testClusterID)+" ") &&
+			!strings.HasSuffix(e.args, " "+testKMSKey) {
+			t.Errorf("admin kubeconfig put %q: want it encrypted with the cluster's own KMS key", e.args)
+		}
+	}
 }
 
 // checkJoinArgs checks that members 1 and 2 joined as control planes and the

@@ -17,7 +17,10 @@ import (
 	"time"
 )
 
-const testClusterID = "3f2a9c1e-7b4d-4e8a-9f00-0a1b2c3d4e5f"
+const (
+	testClusterID = "3f2a9c1e-7b4d-4e8a-9f00-0a1b2c3d4e5f"
+	testKMSKey    = "arn:aws:kms:eu-north-1:123456789012:key/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+)
 
 // variant is one module call of the render probe.
 type variant struct {
@@ -32,13 +35,16 @@ type variant struct {
 	public string
 	// nonce is the relay nonce ("" for none).
 	nonce string
+	// kmsKey encrypts the published admin kubeconfig ("" for aws/ssm).
+	kmsKey string
 }
 
 // variants are the scripts the tests run: three control planes and workers
 // behind an NLB, a member 1 with a one-second wait, and a lone control plane
 // without endpoint override or workers.
 var variants = map[string]variant{
-	"cp0":           {role: "control-plane", index: 0, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
+	"cp0": {role: "control-plane", index: 0, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test",
+		kmsKey: testKMSKey},
 	"cp1":           {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
 	"cp2":           {role: "control-plane", index: 2, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
 	"worker":        {role: "worker", waitTimeoutSecond: 300},
@@ -138,6 +144,7 @@ func probeRoot() string {
   kubernetes_patch      = %q
   endpoint_override     = %q
   public_endpoint       = %q
+  kubeconfig_kms_key    = %q
   untaint_control_plane = %t
   poll_interval_seconds = %s
   wait_timeout_seconds  = %d
@@ -147,7 +154,7 @@ output %q {
   value = module.%s.script
 }
 
-`, name, ModuleDir, testClusterID, v.nonce, v.role, v.index, v.patch, v.endpointOverride, v.public, v.untaint, pollInterval,
+`, name, ModuleDir, testClusterID, v.nonce, v.role, v.index, v.patch, v.endpointOverride, v.public, v.kmsKey, v.untaint, pollInterval,
 			v.waitTimeoutSecond, name, name)
 	}
 	b.WriteString("output \"parameters\" {\n  value = module.cp0.parameters\n}\n\n" +

@@ -81,3 +81,21 @@ func TestUbuntuImageComesFromThePublicSSMParameter(t *testing.T) {
 		t.Errorf("ubuntu_ami parameter = %s", got)
 	}
 }
+
+// The admin kubeconfig is encrypted with the cluster's own KMS key, which
+// only the control planes may encrypt with and readers must be granted.
+func TestKubeconfigHasItsOwnKMSKey(t *testing.T) {
+	files := computeModule(t)
+	if got := expr(t, files, "kubeconfig_kms_key", "module", "control_plane_user_data"); got != "aws_kms_key.kubeconfig.arn" {
+		t.Errorf("control planes get kubeconfig_kms_key = %s", got)
+	}
+	policy, _, _ := block(t, files, "data", "aws_iam_policy_document", "kubeconfig_key")
+	for _, want := range []string{"identifiers = [aws_iam_role.control_plane.arn]", `actions   = ["kms:Encrypt", "kms:GenerateDataKey"]`} {
+		if !strings.Contains(policy, want) {
+			t.Errorf("key policy lacks %s:\n%s", want, policy)
+		}
+	}
+	if strings.Contains(policy, "aws_iam_role.worker") {
+		t.Error("workers may use the kubeconfig key")
+	}
+}

@@ -139,7 +139,7 @@ publish_kubeconfig() {
 	step publish-kubeconfig
 	file="$(mktemp "$KO_WORK/kubeconfig.XXXXXX")"
 	sed -E "s#^([[:space:]]*server:[[:space:]]*).*#\\1https://$1:6443#" "$KO_KUBECONFIG" >"$file"
-	relay_put "$KO_PARAM_ADMIN_KUBECONFIG" SecureString "$file" Intelligent-Tiering
+	relay_put "$KO_PARAM_ADMIN_KUBECONFIG" SecureString "$file" Intelligent-Tiering "$KO_KUBECONFIG_KMS_KEY"
 	rm -f "$file"
 }
 

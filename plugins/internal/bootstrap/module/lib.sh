@@ -51,10 +51,15 @@ on_err() {
 	fail "a command exited with status $1 (script line $2; details in /var/log/kubeopera/bootstrap.log)"
 }
 
-# relay_put NAME TYPE FILE [TIER] stores FILE's content in parameter NAME.
+# relay_put NAME TYPE FILE [TIER [KEY]] stores FILE's content in parameter
+# NAME, a SecureString encrypted with KMS key KEY when given.
 relay_put() {
+	local -a key=()
+	if [ -n "${5:-}" ]; then
+		key=(--key-id "$5")
+	fi
 	aws ssm put-parameter --region "$KO_REGION" --name "$1" --type "$2" \
-		--tier "${4:-Standard}" --value "file://$3" --overwrite >/dev/null
+		--tier "${4:-Standard}" --value "file://$3" "${key[@]}" --overwrite >/dev/null
 }
 
 # relay_put_text NAME TYPE TEXT stores TEXT through a root-only file.

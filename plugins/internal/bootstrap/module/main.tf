@@ -128,6 +128,16 @@ variable "public_endpoint" {
   }
 }
 
+variable "kubeconfig_kms_key" {
+  description = "ARN of the KMS key member 0 encrypts the published admin kubeconfig with; empty uses the AWS-managed alias/aws/ssm."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^[A-Za-z0-9:/_-]*$", var.kubeconfig_kms_key))
+    error_message = "kubeconfig_kms_key must be a KMS key ARN."
+  }
+}
+
 variable "pod_cidr" {
   description = "Pod network CIDR given to kubeadm init; must match the CNI manifest (flannel: 10.244.0.0/16)."
   type        = string
@@ -197,6 +207,7 @@ locals {
     runc_version          = var.runc_version
     endpoint_override     = var.endpoint_override
     public_endpoint       = var.public_endpoint
+    kubeconfig_kms_key    = var.kubeconfig_kms_key
     pod_cidr              = var.pod_cidr
     cni_manifest_url      = var.cni_manifest_url
     untaint_control_plane = var.untaint_control_plane

@@ -65,6 +65,7 @@ module "control_plane_user_data" {
   kubernetes_patch      = var.kubernetes_patch
   endpoint_override     = local.control_plane_endpoint_override
   public_endpoint       = aws_lb.public.dns_name
+  kubeconfig_kms_key    = aws_kms_key.kubeconfig.arn
   untaint_control_plane = var.node_count == 0
   poll_interval_seconds = var.poll_interval_seconds
   wait_timeout_seconds  = var.wait_timeout_seconds
