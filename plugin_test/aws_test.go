@@ -112,17 +112,20 @@ func waitState(t *testing.T, p sdk.Provider, op string, creds sdk.Credentials, w
 	}
 }
 
-var awsInputs = map[string]string{"region": "eu-north-1", "credentialRef": "cred-0001"}
+var awsInputs = map[string]string{"region": "eu-north-1", "credentialRef": "cred-0001", "apiAllowedCIDRs": "203.0.113.0/24"}
 
 // aws-vanilla end to end over gRPC: Provision runs the real terraform
 // (state in the kubernetes backend on a sandbox), Status then follows the
 // control planes' bootstrap markers in SSM, Kubeconfig reads the published
 // admin kubeconfig from SSM, Destroy runs terraform destroy.
 func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
-	w := newAWSWorld(t, "vanilla", nil)
+	w := newAWSWorld(t, "vanilla", map[string]string{"relay.auto.tfvars": "relay_nonce = \"n0nce\"\n"})
 	p := w.connect(t, "aws-vanilla")
+	// A cluster of the same ID, destroyed before, left its markers behind;
+	// this provision's relay path has its own nonce.
+	w.aws.SSM.Put("/kubeopera/prod-eu/members/0", "String", "ready")
 	ctx := context.Background()
-	inputs := map[string]string{"region": "eu-north-1", "credentialRef": "cred-1", "controlPlaneCount": "3"}
+	inputs := map[string]string{"region": "eu-north-1", "credentialRef": "cred-1", "controlPlaneCount": "3", "apiAllowedCIDRs": "203.0.113.0/24"}
 	op, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
 	if err != nil {
 		t.Fatal(err)
@@ -137,16 +140,16 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	if _, err := w.mgmt.Client.CoreV1().Secrets("kubeopera-provisioning").Get(ctx, "tfstate-default-prod-eu", metav1.GetOptions{}); err != nil {
 		t.Errorf("terraform state is not in the kubernetes backend: %v", err)
 	}
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/0", "String", "ready")
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/1", "String", "failed: kubeadm-join: etcd member add timed out")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/0", "String", "ready")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/1", "String", "failed: kubeadm-join: etcd member add timed out")
 	st = waitState(t, p, op.ID, w.creds, sdk.Failed, 10*time.Second)
 	_ = st
 	failed, _ := p.Status(ctx, sdk.StatusRequest{OperationID: op.ID, Credentials: w.creds})
 	if !strings.Contains(failed.Message, "control plane 2 of 3") || !strings.Contains(failed.Message, "kubeadm-join") {
 		t.Errorf("failed member: %q", failed.Message)
 	}
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/1", "String", "joined")
-	w.aws.SSM.Put("/kubeopera/prod-eu/members/2", "String", "joined")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/1", "String", "joined")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/2", "String", "joined")
 	waitState(t, p, op.ID, w.creds, sdk.Succeeded, 10*time.Second)
 
 	kubeconfig := "apiVersion: v1\nkind: Config\nclusters: []\n# published by member 0\n"
@@ -163,7 +166,13 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
+	done := waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
+	if left := w.aws.SSM.Names("/kubeopera/prod-eu/n0nce"); len(left) != 0 || !strings.Contains(done.Message, "deleted 3 bootstrap parameters") {
+		t.Errorf("after Destroy (%q) the relay still holds %v", done.Message, left)
+	}
+	if _, ok := w.aws.SSM.Get("/kubeopera/prod-eu/members/0"); !ok {
+		t.Error("Destroy deleted a parameter outside its own provision's relay path")
+	}
 }
 
 // aws-eks: Kubeconfig is built from terraform's outputs with a short-lived
@@ -215,6 +224,61 @@ func TestValidateProvesTheCredentialWithSTS(t *testing.T) {
 	fields := sdk.FieldErrors(err)
 	if len(fields) != 1 || fields[0].Field != "credentials" || strings.Contains(err.Error(), strings.Repeat("x", 40)) {
 		t.Errorf("unknown credential: %v", err)
+	}
+}
+
+// Validate asks AWS what only AWS knows, through the local EC2 and EKS
+// endpoints: the instance type's size and architecture, and whether EKS has
+// the version in standard support.
+func TestValidateChecksInstanceTypeAndEKSVersionWithAWS(t *testing.T) {
+	w := newAWSWorld(t, "eks", nil)
+	eks := w.connect(t, "aws-eks")
+	vanilla := w.connect(t, "aws-vanilla")
+	with := func(kv ...string) map[string]string {
+		in := map[string]string{}
+		for k, v := range awsInputs {
+			in[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			in[kv[i]] = kv[i+1]
+		}
+		return in
+	}
+	for _, tc := range []struct {
+		name   string
+		p      sdk.Provider
+		inputs map[string]string
+		field  string
+		want   string
+	}{
+		{"eks default", eks, with(), "", ""},
+		{"eks patch release", eks, with("kubernetesVersion", "1.36.3"), "", ""},
+		{"vanilla default", vanilla, with(), "", ""},
+		{"vanilla arm64", vanilla, with("instanceType", "m7g.large"), "", ""},
+		{"too small for a kubeadm control plane", vanilla, with("instanceType", "t2.micro"), "inputs.instanceType", "at least 2 vCPUs and 1.7 GiB"},
+		{"unknown instance type", eks, with("instanceType", "t9.huge"), "inputs.instanceType", "EC2 does not offer t9.huge in eu-north-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.p.Validate(context.Background(), sdk.ValidateRequest{Inputs: tc.inputs, Credentials: w.creds})
+			fields := sdk.FieldErrors(err)
+			switch {
+			case tc.field == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.field != "" && (len(fields) != 1 || fields[0].Field != tc.field || !strings.Contains(fields[0].Message, tc.want)):
+				t.Fatalf("Validate = %v, want %s: ...%s...", err, tc.field, tc.want)
+			}
+		})
+	}
+	// EKS's own list decides: a version it moved to extended support is
+	// refused even though the plugin's table offers it.
+	w.aws.EKS.SetVersions(fakeaws.ClusterVersion{Version: "1.36", Status: fakeaws.ExtendedSupport},
+		fakeaws.ClusterVersion{Version: "1.35", Status: fakeaws.StandardSupport})
+	err := eks.Validate(context.Background(), sdk.ValidateRequest{Inputs: with("kubernetesVersion", "1.36"), Credentials: w.creds})
+	if f := sdk.FieldErrors(err); len(f) != 1 || f[0].Field != "inputs.kubernetesVersion" || !strings.Contains(f[0].Message, "extended support") {
+		t.Errorf("EKS 1.36 in extended support: %v", err)
+	}
+	if w.aws.EC2.Calls() == 0 || w.aws.EKS.Calls() == 0 {
+		t.Errorf("EC2 answered %d calls, EKS %d: Validate did not ask AWS", w.aws.EC2.Calls(), w.aws.EKS.Calls())
 	}
 }
 

@@ -88,15 +88,15 @@ func TestLifecycleThroughHost(t *testing.T) {
 	}
 	vanilla, _ := h.Provider("aws-vanilla")
 	err = vanilla.Validate(ctxTimeout(t, 10*time.Second), sdk.ValidateRequest{Inputs: map[string]string{
-		"region": "eu-north-1", "credentialRef": "c", "controlPlaneCount": "2"}})
+		"region": "eu-north-1", "credentialRef": "c", "controlPlaneCount": "2", "apiAllowedCIDRs": "203.0.113.0/24"}})
 	fields := sdk.FieldErrors(err)
 	if len(fields) != 1 || fields[0].Field != "inputs.controlPlaneCount" || !strings.Contains(fields[0].Message, "quorum") {
 		t.Errorf("Validate(controlPlaneCount=2) = %v, want one field error about etcd quorum", err)
 	}
 	// Provision checks its inputs before anything runs (aws_test.go runs it).
 	_, err = vanilla.Provision(ctxTimeout(t, 10*time.Second), sdk.ProvisionRequest{ClusterID: "c1"})
-	if fields := sdk.FieldErrors(err); len(fields) != 2 || fields[0].Field != "inputs.region" {
-		t.Errorf("aws-vanilla Provision without inputs = %v, want field errors on region and credentialRef", err)
+	if fields := sdk.FieldErrors(err); len(fields) != 3 || fields[0].Field != "inputs.region" {
+		t.Errorf("aws-vanilla Provision without inputs = %v, want field errors on region, credentialRef and apiAllowedCIDRs", err)
 	}
 	if _, err := h.Provider("nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("Provider(nope) = %v, want an error naming it", err)

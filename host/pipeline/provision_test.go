@@ -70,7 +70,8 @@ func TestProvisionedClusterConvergesToReady(t *testing.T) {
 	hc := f.hostCluster("c2", "clusters/c2", "git-creds")
 	hc.Generation, hc.Spec.ConnectKubeconfigSecretRef, hc.Spec.Mode = 0, nil, v1.ModeProvisionVanilla
 	hc.Spec.Provisioning = &v1.Provisioning{Plugin: "aws-vanilla", CredentialRef: "cred-aws", Inputs: map[string]string{
-		"region": "eu-north-1", "credentialRef": "cred-aws", "controlPlaneCount": "1", "nodeCount": "2"}}
+		"region": "eu-north-1", "credentialRef": "cred-aws", "controlPlaneCount": "1", "nodeCount": "2",
+		"apiAllowedCIDRs": "203.0.113.0/24"}}
 	if err := f.c.Create(ctx, hc); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 // Package fakeaws runs local HTTP endpoints that speak AWS's wire protocols,
-// for tests: SSM (JSON 1.1) and STS (query protocol, header-signed POSTs and
-// presigned GETs). The real aws-sdk-go-v2 clients talk to them through
+// for tests: SSM (JSON 1.1), STS (query protocol, header-signed POSTs and
+// presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes) and EKS
+// (REST-JSON: DescribeClusterVersions). The real aws-sdk-go-v2 clients talk to them through
 // BaseEndpoint or AWS_ENDPOINT_URL_<SERVICE>. Every request must carry a
 // SigV4 signature that the fake recomputes with the secret of a key it
 // issued, so a test proves that credentials flow, not just that a request
@@ -14,6 +15,7 @@ package fakeaws
 import (
 	"crypto/rand"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -136,27 +138,32 @@ func (i *IAM) assume(r Role, session string, lifetime time.Duration) Principal {
 	return p
 }
 
-// Server is a fake SSM and a fake STS on two loopback HTTP servers, sharing
+// Server is a fake SSM, STS, EC2 and EKS on loopback HTTP servers, sharing
 // one IAM.
 type Server struct {
 	IAM *IAM
 	SSM *SSM
 	STS *STS
-	// SSMURL and STSURL are the endpoints, e.g. http://127.0.0.1:41234.
-	SSMURL string
-	STSURL string
+	EC2 *EC2
+	EKS *EKS
+	// SSMURL, STSURL, EC2URL and EKSURL are the endpoints, e.g.
+	// http://127.0.0.1:41234.
+	SSMURL, STSURL, EC2URL, EKSURL string
 }
 
 // Start runs the fakes until the test ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
 	iam := NewIAM()
-	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam)}
-	ssmSrv := httptest.NewServer(s.SSM)
-	stsSrv := httptest.NewServer(s.STS)
-	tb.Cleanup(ssmSrv.Close)
-	tb.Cleanup(stsSrv.Close)
-	s.SSMURL, s.STSURL = ssmSrv.URL, stsSrv.URL
+	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam)}
+	for _, e := range []struct {
+		h   http.Handler
+		url *string
+	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}} {
+		srv := httptest.NewServer(e.h)
+		tb.Cleanup(srv.Close)
+		*e.url = srv.URL
+	}
 	return s
 }
 
@@ -166,6 +173,8 @@ func (s *Server) Env() map[string]string {
 	return map[string]string{
 		"AWS_ENDPOINT_URL_SSM": s.SSMURL,
 		"AWS_ENDPOINT_URL_STS": s.STSURL,
+		"AWS_ENDPOINT_URL_EC2": s.EC2URL,
+		"AWS_ENDPOINT_URL_EKS": s.EKSURL,
 	}
 }
 

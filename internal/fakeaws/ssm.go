@@ -55,7 +55,8 @@ type pending struct {
 }
 
 // SSM is a fake AWS Systems Manager Parameter Store speaking the JSON 1.1
-// protocol: GetParameter and PutParameter.
+// protocol: GetParameter, PutParameter, GetParametersByPath and
+// DeleteParameters.
 type SSM struct {
 	iam *IAM
 
@@ -138,6 +139,10 @@ func (s *SSM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.getParameter(w, body, region, p.Account)
 	case "AmazonSSM.PutParameter":
 		s.putParameter(w, body)
+	case "AmazonSSM.GetParametersByPath":
+		s.getParametersByPath(w, body, region, p.Account)
+	case "AmazonSSM.DeleteParameters":
+		s.deleteParameters(w, body)
 	default:
 		jsonError(w, http.StatusBadRequest, "UnknownOperationException", "")
 	}

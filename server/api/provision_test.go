@@ -46,12 +46,12 @@ func TestProvision(t *testing.T) {
 		{"soon provider", provisionBody("g1", "gcp-stub", nil), 422, "not available yet", ""},
 		{"unknown provider", provisionBody("x1", "ibm", nil), 400, "no provider plugin", "provider"},
 		{"plugin's own validation", provisionBody("v1", "aws-vanilla", map[string]string{
-			"region": "eu-north-1", "credentialRef": cred.ID, "controlPlaneCount": "2"}), 400, "quorum", "inputs.controlPlaneCount"},
+			"region": "eu-north-1", "credentialRef": cred.ID, "controlPlaneCount": "2", "apiAllowedCIDRs": "203.0.113.0/24"}), 400, "quorum", "inputs.controlPlaneCount"},
 		{"unknown credential", provisionBody("v2", "aws-vanilla", map[string]string{
-			"region": "eu-north-1", "credentialRef": "nope"}), 400, "no stored cloud credential", "inputs.credentialRef"},
+			"region": "eu-north-1", "credentialRef": "nope", "apiAllowedCIDRs": "203.0.113.0/24"}), 400, "no stored cloud credential", "inputs.credentialRef"},
 		{"missing domain", map[string]any{"name": "v3", "provider": "aws-eks", "gitOpsRepoURL": "https://g/r.git"}, 400, "DNS name", "domain"},
 		{"admin email without username", func() map[string]any {
-			b := provisionBody("v4", "aws-eks", map[string]string{"region": "eu-north-1", "credentialRef": cred.ID})
+			b := provisionBody("v4", "aws-eks", map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "apiAllowedCIDRs": "203.0.113.0/24"})
 			b["adminEmail"] = "ops@example.com"
 			return b
 		}(), 400, "both", "adminUsername"},
@@ -70,7 +70,7 @@ func TestProvision(t *testing.T) {
 	}
 
 	code, body := e.do(http.MethodPost, "/api/v1/clusters/provision", e.admin, provisionBody("eks-1", "aws-eks",
-		map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "nodeCount": "3"}))
+		map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "nodeCount": "3", "apiAllowedCIDRs": "203.0.113.0/24"}))
 	mustStatus(t, "provision", code, body, 202)
 	row := decode[store.Cluster](t, body)
 	if row.Source != store.SourceProvisionedEKS || row.Provider != "aws" || row.Region != "eu-north-1" ||

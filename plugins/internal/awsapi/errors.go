@@ -23,6 +23,10 @@ var refused = map[string]string{
 	"InvalidSignatureException":   "the secret access key does not match the access key ID (or this machine's clock is off)",
 	"ExpiredToken":                "the session token has expired",
 	"ExpiredTokenException":       "the session token has expired",
+	"AuthFailure":                 "AWS does not accept this credential",
+	"RequestExpired":              "the session token has expired (or this machine's clock is off)",
+	"UnauthorizedOperation":       "the credential lacks a permission of the IAM policy in docs/aws.md",
+	"AccessDeniedException":       "the credential lacks a permission of the IAM policy in docs/aws.md",
 }
 
 // classify turns an SDK error into the error a plugin returns: a refused
@@ -76,4 +80,14 @@ func failedIn(err error, operation string) bool {
 		}
 	}
 	return false
+}
+
+// classifyRaw is classify for the calls sent without a service client: a
+// transport failure or server error is retryable.
+func classifyRaw(err error, doing string) error {
+	var te *transportError
+	if errors.As(err, &te) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return sdk.Unavailable("%s: AWS could not be reached or answered with a server error, retry later: %v", doing, err)
+	}
+	return classify(err, doing)
 }

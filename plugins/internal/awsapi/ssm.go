@@ -92,3 +92,36 @@ func waitEnded(ctx context.Context, name string, start time.Time, polls int, las
 	}
 	return &WaitTimeoutError{Name: name, Waited: time.Since(start), Polls: polls, LastErr: lastErr}
 }
+
+// ParameterPathDeleter is the part of *ssm.Client that DeletePath uses.
+type ParameterPathDeleter interface {
+	GetParametersByPath(ctx context.Context, params *ssm.GetParametersByPathInput, optFns ...func(*ssm.Options)) (*ssm.GetParametersByPathOutput, error)
+	DeleteParameters(ctx context.Context, params *ssm.DeleteParametersInput, optFns ...func(*ssm.Options)) (*ssm.DeleteParametersOutput, error)
+}
+
+// DeletePath deletes every parameter under path (recursively) and returns
+// how many it deleted. Values are never read (no decryption).
+func DeletePath(ctx context.Context, c ParameterPathDeleter, path string) (int, error) {
+	var names []string
+	in := &ssm.GetParametersByPathInput{Path: aws.String(path), Recursive: aws.Bool(true)}
+	for {
+		out, err := c.GetParametersByPath(ctx, in)
+		if err != nil {
+			return 0, classify(err, fmt.Sprintf("list ssm parameters under %s", path))
+		}
+		for _, p := range out.Parameters {
+			names = append(names, aws.ToString(p.Name))
+		}
+		if out.NextToken == nil {
+			break
+		}
+		in.NextToken = out.NextToken
+	}
+	for i := 0; i < len(names); i += 10 {
+		batch := names[i:min(i+10, len(names))]
+		if _, err := c.DeleteParameters(ctx, &ssm.DeleteParametersInput{Names: batch}); err != nil {
+			return i, classify(err, fmt.Sprintf("delete ssm parameters under %s", path))
+		}
+	}
+	return len(names), nil
+}

@@ -17,22 +17,34 @@ import (
 // the VPC, the cluster and a managed node group.
 func EKS(version string) *Provider {
 	return &Provider{opts: Options{Name: "aws-eks", DisplayName: "Amazon EKS", Topology: "eks", Version: version,
-		MinNodes: 1, KubernetesVersions: []string{"1.33", "1.32", "1.31"}}, flavour: eks{}}
+		MinNodes: 1, Versions: EKSVersions}, flavour: eks{}}
 }
 
 type eks struct{}
 
-func (eks) module(id string, in map[string]string) (terraform.Module, error) {
+func (eks) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
 	nodes, _ := strconv.Atoi(in["nodeCount"])
+	minor, _, err := EKSVersions.Resolve(in["kubernetesVersion"])
+	if err != nil {
+		return terraform.Module{}, err
+	}
+	cidrs, err := AllowedCIDRs(in[inputAllowedCIDRs])
+	if err != nil {
+		return terraform.Module{}, err
+	}
 	return tfmodules.EKS(tfmodules.EKSInput{ClusterID: id, Region: in["region"], NodeCount: nodes,
-		InstanceType: in["instanceType"], KubernetesVersion: in["kubernetesVersion"]})
+		InstanceType: in["instanceType"], KubernetesVersion: minor, PublicAccess: in[inputPublicAccess] != "false",
+		PrivateAccess: in[inputPrivateAccess] != "false", PublicAccessCIDRs: cidrs, AssumeRole: role})
 }
 
 // settle has nothing to wait for: terraform apply returns once the cluster
 // and its node group are ACTIVE.
-func (eks) settle(context.Context, aws.Config, operation) (*sdk.OperationStatus, error) {
+func (eks) settle(context.Context, aws.Config, operation, map[string]json.RawMessage) (*sdk.OperationStatus, error) {
 	return nil, nil
 }
+
+// relay: EKS clusters write nothing outside Terraform's state.
+func (eks) relay(string, map[string]json.RawMessage) string { return "" }
 
 // kubeconfig builds a kubeconfig from the cluster's endpoint and CA with a
 // short-lived token (a presigned sts:GetCallerIdentity); the host refreshes

@@ -18,12 +18,19 @@ type operation struct {
 	ClusterID     string
 	Region        string
 	ControlPlanes int
+	// Relay is the SSM path a destroy deletes once terraform is done
+	// (vanilla: the nodes wrote those parameters, Terraform never knew
+	// them); empty when there is none.
+	Relay string
 }
 
 func (o operation) String() string {
 	q := url.Values{"region": {o.Region}}
 	if o.ControlPlanes > 0 {
 		q.Set("controlPlanes", strconv.Itoa(o.ControlPlanes))
+	}
+	if o.Relay != "" {
+		q.Set("relay", o.Relay)
 	}
 	return string(o.Action) + ":" + o.ClusterID + "?" + q.Encode()
 }
@@ -35,7 +42,10 @@ func parseOperation(id string) (operation, error) {
 	if !ok || err != nil || cluster == "" || (action != string(terraform.Apply) && action != string(terraform.Destroy)) {
 		return operation{}, sdk.NotFound("operation %q is not one of this plugin's (want <apply|destroy>:<cluster>?region=...)", id)
 	}
-	o := operation{Action: terraform.Action(action), ClusterID: cluster, Region: q.Get("region")}
+	o := operation{Action: terraform.Action(action), ClusterID: cluster, Region: q.Get("region"), Relay: q.Get("relay")}
+	if o.Relay != "" && !strings.HasPrefix(o.Relay, "/kubeopera/"+cluster+"/") {
+		return operation{}, sdk.NotFound("operation %q: relay path %q is not the cluster's", id, o.Relay)
+	}
 	if n := q.Get("controlPlanes"); n != "" {
 		if o.ControlPlanes, err = strconv.Atoi(n); err != nil {
 			return operation{}, sdk.NotFound("operation %q: bad controlPlanes %q", id, n)

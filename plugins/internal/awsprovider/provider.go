@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
@@ -16,10 +17,13 @@ import (
 // module a request runs, what must happen after terraform before the
 // cluster is usable, and how its kubeconfig is made.
 type flavour interface {
-	module(clusterID string, in map[string]string) (terraform.Module, error)
+	module(clusterID string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error)
 	// settle reports on the cluster once terraform apply succeeded (a
 	// bootstrap still running on the machines, say); nil when it is done.
-	settle(ctx context.Context, cfg aws.Config, op operation) (*sdk.OperationStatus, error)
+	settle(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (*sdk.OperationStatus, error)
+	// relay is the SSM path of a cluster's own parameters that a destroy
+	// deletes after terraform, from the state's outputs; "" for none.
+	relay(clusterID string, outputs map[string]json.RawMessage) string
 	kubeconfig(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error)
 }
 
@@ -49,7 +53,8 @@ func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 // Validate checks inputs and the credential's shape and, when an STS
 // endpoint is configured (AWS_ENDPOINT_URL_STS or AWS_ENDPOINT_URL) or
 // KUBEOPERA_AWS_VERIFY_CREDENTIALS=1, proves the credential with
-// sts:GetCallerIdentity before anything is created.
+// sts:GetCallerIdentity and checks with AWS what only it knows (instance
+// type, EKS version) before anything is created.
 func (p *Provider) Validate(ctx context.Context, req sdk.ValidateRequest) error {
 	if err := sdk.InvalidInput(Validate(p.opts, req.Inputs, req.Credentials)...); err != nil {
 		return err
@@ -62,8 +67,10 @@ func (p *Provider) Validate(ctx context.Context, req sdk.ValidateRequest) error 
 	if err != nil {
 		return err
 	}
-	_, err = awsapi.CallerIdentity(ctx, cfg)
-	return err
+	if _, err = awsapi.CallerIdentity(ctx, cfg); err != nil {
+		return err
+	}
+	return p.checkWithAWS(ctx, cfg, in)
 }
 
 func verifyCredentials() bool {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/ochestra-tech/kubeopera/internal/awscred"
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -25,8 +26,8 @@ type Options struct {
 	ControlPlane bool
 	// MinNodes is the smallest nodeCount accepted.
 	MinNodes int
-	// KubernetesVersions are the versions offered; the first is the default.
-	KubernetesVersions []string
+	// Versions are the Kubernetes versions offered and the default.
+	Versions VersionTable
 }
 
 // Limits on counts; beyond them a single request is more likely a typo than
@@ -51,12 +52,13 @@ func Schema(o Options) []sdk.InputField {
 			Help: fmt.Sprintf("number of worker nodes, %d to %d", o.MinNodes, maxNodes)},
 		sdk.InputField{Name: "instanceType", Type: sdk.String, Default: "t3.medium",
 			Help: "EC2 instance type of every node, e.g. t3.medium"},
-		sdk.InputField{Name: "kubernetesVersion", Type: sdk.String, Default: o.KubernetesVersions[0],
-			Allowed: o.KubernetesVersions, Help: "Kubernetes minor version"},
+		sdk.InputField{Name: "kubernetesVersion", Type: sdk.String, Default: o.Versions.Default,
+			Help: "Kubernetes version: one of " + strings.Join(o.Versions.Minors(), ", ") +
+				", or a patch release of one such as " + o.Versions.Default + ".0" + patchHelp(o)},
 		sdk.InputField{Name: "credentialRef", Type: sdk.String, Required: true,
 			Help: "ID of a stored AWS cloud credential (Settings > Cloud credentials)"},
 	)
-	return fields
+	return append(fields, endpointFields(o)...)
 }
 
 var (
@@ -85,6 +87,9 @@ func Validate(o Options, inputs map[string]string, creds sdk.Credentials) []sdk.
 	if t := in["instanceType"]; !instanceTypeRE.MatchString(t) {
 		add("instanceType", "%q is not an EC2 instance type; use one like t3.medium or m6i.large", t)
 	}
+	if _, _, err := o.Versions.Resolve(in["kubernetesVersion"]); err != nil {
+		add("kubernetesVersion", "%v", err)
+	}
 	if n, err := strconv.Atoi(in["nodeCount"]); err == nil && (n < o.MinNodes || n > maxNodes) {
 		add("nodeCount", "must be between %d and %d, got %d", o.MinNodes, maxNodes, n)
 	}
@@ -98,6 +103,7 @@ func Validate(o Options, inputs map[string]string, creds sdk.Credentials) []sdk.
 			}
 		}
 	}
+	errs = append(errs, validateEndpoint(o, in, bad)...)
 	return append(errs, validateCredentials(creds)...)
 }
 
@@ -127,4 +133,13 @@ func validateCredentials(c sdk.Credentials) []sdk.FieldError {
 		add("kind", "must be access_key or assume_role")
 	}
 	return errs
+}
+
+// patchHelp says what a patch release means for the provider: EKS picks
+// the patch of a minor itself.
+func patchHelp(o Options) string {
+	if o.ControlPlane {
+		return " (the nodes install exactly that release)"
+	}
+	return " (EKS runs its own latest patch of the minor)"
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
-var vanillaOpts = Options{Name: "aws-vanilla", ControlPlane: true, MinNodes: 0, KubernetesVersions: []string{"1.33", "1.32"}}
-var eksOpts = Options{Name: "aws-eks", MinNodes: 1, KubernetesVersions: []string{"1.33", "1.32"}}
+var vanillaOpts = Options{Name: "aws-vanilla", ControlPlane: true, MinNodes: 0, Versions: VanillaVersions}
+var eksOpts = Options{Name: "aws-eks", MinNodes: 1, Versions: EKSVersions}
 
 func TestValidate(t *testing.T) {
 	base := func(kv ...string) map[string]string {
-		m := map[string]string{"region": "eu-north-1", "credentialRef": "cred-1"}
+		m := map[string]string{"region": "eu-north-1", "credentialRef": "cred-1", "apiAllowedCIDRs": "203.0.113.0/24"}
 		for i := 0; i < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
 		}
@@ -40,9 +40,25 @@ func TestValidate(t *testing.T) {
 		{"bad region", vanillaOpts, base("region", "Europe"), nil, map[string]string{"inputs.region": "not an AWS region"}},
 		{"gov region", vanillaOpts, base("region", "us-gov-west-1"), nil, nil},
 		{"bad instance type", vanillaOpts, base("instanceType", "large"), nil, map[string]string{"inputs.instanceType": "t3.medium"}},
-		{"version not offered", eksOpts, base("kubernetesVersion", "1.20"), nil, map[string]string{"inputs.kubernetesVersion": "one of"}},
+		{"version not offered", eksOpts, base("kubernetesVersion", "1.20"), nil, map[string]string{"inputs.kubernetesVersion": "one of 1.36, 1.35"}},
+		{"EKS 1.31 is gone", eksOpts, base("kubernetesVersion", "1.31"), nil, map[string]string{"inputs.kubernetesVersion": "not offered"}},
+		{"patch release", vanillaOpts, base("kubernetesVersion", "1.36.2"), nil, nil},
+		{"patch release as the product example writes it", eksOpts, base("kubernetesVersion", "1.35.0"), nil, nil},
+		{"patch of a minor not offered", vanillaOpts, base("kubernetesVersion", "1.31.0"), nil, map[string]string{"inputs.kubernetesVersion": "1.31 is not offered"}},
+		{"not a version", vanillaOpts, base("kubernetesVersion", "latest"), nil, map[string]string{"inputs.kubernetesVersion": "not a Kubernetes version"}},
 		{"missing required fields all at once", eksOpts, map[string]string{}, nil,
-			map[string]string{"inputs.region": "required", "inputs.credentialRef": "required"}},
+			map[string]string{"inputs.region": "required", "inputs.credentialRef": "required", "inputs.apiAllowedCIDRs": "is required"}},
+		{"vanilla API allow-list has no default", vanillaOpts, base("apiAllowedCIDRs", ""), nil,
+			map[string]string{"inputs.apiAllowedCIDRs": "required"}},
+		{"eks public endpoint needs an allow-list", eksOpts, base("apiAllowedCIDRs", " "), nil,
+			map[string]string{"inputs.apiAllowedCIDRs": "is required: list who may reach the Kubernetes API"}},
+		{"eks private endpoint only", eksOpts, base("apiAllowedCIDRs", "", "endpointPublicAccess", "false"), nil, nil},
+		{"eks with no endpoint", eksOpts, base("endpointPublicAccess", "false", "endpointPrivateAccess", "false"), nil,
+			map[string]string{"inputs.endpointPrivateAccess": "needs an endpoint"}},
+		{"everyone, asked for", vanillaOpts, base("apiAllowedCIDRs", "0.0.0.0/0"), nil, nil},
+		{"several CIDRs", eksOpts, base("apiAllowedCIDRs", "203.0.113.7/32, 198.51.100.0/24"), nil, nil},
+		{"host bits set", vanillaOpts, base("apiAllowedCIDRs", "203.0.113.7/24"), nil, map[string]string{"inputs.apiAllowedCIDRs": "write 203.0.113.0/24"}},
+		{"IPv6 not supported", vanillaOpts, base("apiAllowedCIDRs", "2001:db8::/32"), nil, map[string]string{"inputs.apiAllowedCIDRs": "not an IPv4 CIDR"}},
 		{"type error reported once", vanillaOpts, base("nodeCount", "two"), nil, map[string]string{"inputs.nodeCount": "whole number"}},
 		{"good access key", eksOpts, base(), goodKeys, nil},
 		{"bad access key, secret never echoed", eksOpts, base(), sdk.Credentials{"kind": "access_key", "accessKeyId": "nope", "secretAccessKey": "hunter2"},
@@ -82,7 +98,7 @@ func TestSchemaDefaults(t *testing.T) {
 		got[f.Name] = f.Default
 	}
 	want := map[string]string{"region": "", "controlPlaneCount": "1", "nodeCount": "2", "instanceType": "t3.medium",
-		"kubernetesVersion": "1.33", "credentialRef": ""}
+		"kubernetesVersion": "1.36", "credentialRef": "", "apiAllowedCIDRs": ""}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("defaults = %v, want %v", got, want)
 	}

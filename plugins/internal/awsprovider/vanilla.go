@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,7 +24,7 @@ import (
 // user_data through an SSM Parameter Store relay.
 func Vanilla(version string) *Provider {
 	return &Provider{opts: Options{Name: "aws-vanilla", DisplayName: "AWS (kubeadm on EC2)", Topology: "kubeadm",
-		Version: version, ControlPlane: true, MinNodes: 0, KubernetesVersions: []string{"1.33", "1.32", "1.31"}},
+		Version: version, ControlPlane: true, MinNodes: 0, Versions: VanillaVersions},
 		flavour: vanilla{kubeconfigWait: 40 * time.Second}}
 }
 
@@ -31,33 +32,72 @@ type vanilla struct {
 	// kubeconfigWait bounds one Kubeconfig call's wait for the parameter,
 	// below the host's per-call deadline; the host calls again.
 	kubeconfigWait time.Duration
+	// clock is time.Now unless a test sets it.
+	clock func() time.Time
 }
 
-func (vanilla) module(id string, in map[string]string) (terraform.Module, error) {
+func (v vanilla) now() time.Time {
+	if v.clock != nil {
+		return v.clock()
+	}
+	return time.Now()
+}
+
+func (vanilla) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
 	cp, _ := strconv.Atoi(in["controlPlaneCount"])
 	nodes, _ := strconv.Atoi(in["nodeCount"])
+	minor, patch, err := VanillaVersions.Resolve(in["kubernetesVersion"])
+	if err != nil {
+		return terraform.Module{}, err
+	}
+	cidrs, err := AllowedCIDRs(in[inputAllowedCIDRs])
+	if err != nil {
+		return terraform.Module{}, err
+	}
 	return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: id, Region: in["region"], ControlPlaneCount: cp,
-		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: in["kubernetesVersion"]})
+		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: minor, KubernetesPatch: patch,
+		APIAllowedCIDRs: cidrs, AssumeRole: role})
+}
+
+// settleTimeout bounds the wait for the control planes' bootstrap, from
+// when the machines were created: the nodes' own relay wait (an hour) plus
+// the time terraform and the install take. Past it the operation fails
+// instead of waiting forever for a node that died before it could report.
+const settleTimeout = 90 * time.Minute
+
+// relayPrefix is the provision's relay path: the ssm_prefix output (with
+// its nonce), or the nonce-less path of a module tree without it.
+func relayPrefix(clusterID string, outputs map[string]json.RawMessage) string {
+	if p, err := outputString(outputs, "ssm_prefix"); err == nil && strings.HasPrefix(p, bootstrap.Prefix(clusterID)) {
+		return p
+	}
+	return bootstrap.Prefix(clusterID)
+}
+
+// relay is what a destroy deletes: only a path with a nonce, one
+// provision's own.
+func (vanilla) relay(clusterID string, outputs map[string]json.RawMessage) string {
+	if p := relayPrefix(clusterID, outputs); strings.HasPrefix(p, bootstrap.Prefix(clusterID)+"/") {
+		return p
+	}
+	return ""
 }
 
 // settle follows the control planes' bootstrap on the relay: member 0
 // runs kubeadm init, each further member joins after its predecessor.
-// A member that published a failure ends the operation with its step.
-func (vanilla) settle(ctx context.Context, cfg aws.Config, op operation) (*sdk.OperationStatus, error) {
+// A member that published a failure ends the operation with its step; one
+// silent past the deadline ends it too.
+func (v vanilla) settle(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (*sdk.OperationStatus, error) {
 	client := ssm.NewFromConfig(cfg)
+	prefix := relayPrefix(op.ClusterID, outputs)
 	n := max(op.ControlPlanes, 1)
 	for i := range n {
-		name := bootstrap.MemberParameter(op.ClusterID, i)
+		name := bootstrap.MemberUnder(prefix, i)
 		out, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name)})
 		var missing *ssmtypes.ParameterNotFound
 		switch {
 		case errors.As(err, &missing):
-			step := "kubeadm init"
-			if i > 0 {
-				step = "kubeadm join --control-plane"
-			}
-			return &sdk.OperationStatus{State: sdk.Running, Progress: terraformShare + (100-terraformShare)*i/n,
-				Message: fmt.Sprintf("machines created; control plane %d of %d bootstrapping (%s)", i+1, n, step)}, nil
+			return v.waiting(op, outputs, i, n), nil
 		case err != nil:
 			return &sdk.OperationStatus{State: sdk.Running, Progress: terraformShare,
 				Message: fmt.Sprintf("machines created; reading bootstrap progress from %s failed, retrying: %v", name, err)}, nil
@@ -68,11 +108,39 @@ func (vanilla) settle(ctx context.Context, cfg aws.Config, op operation) (*sdk.O
 		}
 		if m.State == bootstrap.Failed {
 			return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
-				Message: fmt.Sprintf("control plane %d of %d failed its bootstrap at step %s: %s (its log is /var/log/kubeopera on the instance)",
-					i+1, n, m.Step, m.Reason)}, nil
+				Message: fmt.Sprintf("control plane %d of %d failed its bootstrap at step %s: %s (its log is /var/log/kubeopera/bootstrap.log on %s)",
+					i+1, n, m.Step, m.Reason, instance(outputs, i))}, nil
 		}
 	}
 	return nil, nil
+}
+
+// waiting reports member i still bootstrapping, or failed once the
+// deadline from bootstrap_started_at has passed.
+func (v vanilla) waiting(op operation, outputs map[string]json.RawMessage, i, n int) *sdk.OperationStatus {
+	step := "kubeadm init"
+	if i > 0 {
+		step = "kubeadm join --control-plane"
+	}
+	if started, err := outputString(outputs, "bootstrap_started_at"); err == nil {
+		if t, err := time.Parse(time.RFC3339, started); err == nil && v.now().After(t.Add(settleTimeout)) {
+			return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
+				Message: fmt.Sprintf("control plane %d of %d never reported its bootstrap (%s) within %s of the machines' creation: "+
+					"it failed before it could report or cannot reach SSM; read /var/log/kubeopera/bootstrap.log on %s "+
+					"(aws ssm start-session --target <instance>)", i+1, n, step, settleTimeout, instance(outputs, i))}
+		}
+	}
+	return &sdk.OperationStatus{State: sdk.Running, Progress: terraformShare + (100-terraformShare)*i/n,
+		Message: fmt.Sprintf("machines created; control plane %d of %d bootstrapping (%s)", i+1, n, step)}
+}
+
+// instance names member i's EC2 instance from the outputs, if known.
+func instance(outputs map[string]json.RawMessage, i int) string {
+	var ids []string
+	if json.Unmarshal(outputs["control_plane_instance_ids"], &ids) == nil && i < len(ids) {
+		return "instance " + ids[i]
+	}
+	return "the instance"
 }
 
 // kubeconfig waits for the admin kubeconfig member 0 publishes.

@@ -39,8 +39,20 @@ func Module() fs.FS {
 }
 
 // Prefix is the Parameter Store path all of a cluster's relay parameters
-// are under; the node roles may read and write below it only.
+// are under when the module is rendered without a relay_nonce; the node
+// roles may read and write below it only. The plugin's modules always set a
+// nonce (a new one per provision): their path is PrefixWithNonce, read from
+// the ssm_prefix output.
 func Prefix(clusterID string) string { return "/kubeopera/" + clusterID }
+
+// PrefixWithNonce is the relay path of one provision of a cluster.
+func PrefixWithNonce(clusterID, nonce string) string { return Prefix(clusterID) + "/" + nonce }
+
+// MemberUnder names the marker of control-plane member index under a
+// relay path (Prefix or PrefixWithNonce).
+func MemberUnder(prefix string, index int) string {
+	return prefix + "/members/" + strconv.Itoa(index)
+}
 
 // AdminKubeconfigParameter names the SecureString that holds the cluster's
 // admin kubeconfig, its server set to the control-plane endpoint. It is
@@ -61,7 +73,7 @@ func ControlPlaneJoinParameter(clusterID string) string {
 
 // MemberParameter names the marker of control-plane member index.
 func MemberParameter(clusterID string, index int) string {
-	return Prefix(clusterID) + "/members/" + strconv.Itoa(index)
+	return MemberUnder(Prefix(clusterID), index)
 }
 
 // WorkerParameter names the marker of the worker with an EC2 instance ID.

@@ -23,11 +23,11 @@ import (
 // scripts run without a stub fails the test instead of touching this host.
 
 // stubbed are the commands replaced by testdata/stubs/record.
-var stubbed = []string{"apt-get", "apt-mark", "modprobe", "sysctl", "swapoff", "systemctl", "snap", "kubectl"}
+var stubbed = []string{"apt-get", "apt-mark", "modprobe", "sysctl", "swapoff", "systemctl", "kubectl"}
 
 // realTools are the host tools the scripts and stubs may use.
-var realTools = []string{"base64", "basename", "cat", "chmod", "cp", "cut", "date", "dirname", "flock", "head", "mkdir",
-	"mktemp", "mv", "openssl", "rm", "sed", "sha256sum", "sleep", "tail", "tr", "wc"}
+var realTools = []string{"base64", "basename", "cat", "chmod", "cp", "cut", "date", "dirname", "flock", "grep", "gzip",
+	"head", "ln", "mkdir", "mktemp", "mv", "openssl", "rm", "sed", "sha256sum", "sleep", "tail", "tar", "tr", "wc"}
 
 // relay is one shared parameter store and event log, and the nodes that use it.
 type relay struct {
@@ -42,6 +42,10 @@ type relay struct {
 type node struct {
 	name, variant, ip string
 	failJoin          bool
+	// env is extra stub settings, e.g. STUB_BAD_CHECKSUM=1.
+	env []string
+	// args are the script's arguments (refresh-join).
+	args []string
 	// joinSeconds is how long the stub kubeadm join takes (default 0.3).
 	joinSeconds string
 }
@@ -66,7 +70,8 @@ func newRelay(t *testing.T) *relay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"kubeadm", "aws", "curl", "gpg", "containerd", "hostname"} {
+	// aws is not on PATH: the snap stub installs it, as on a node.
+	for _, name := range []string{"kubeadm", "snap", "curl", "gpg", "containerd", "hostname"} {
 		link(t, filepath.Join(src, name), filepath.Join(stubs, name))
 	}
 	for _, name := range stubbed {
@@ -100,6 +105,10 @@ func (r *relay) run(nodes ...node) map[string]result {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	stubAWS, err := filepath.Abs("testdata/stubs/aws")
+	if err != nil {
+		r.t.Fatal(err)
+	}
 	results := make(map[string]result, len(nodes))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -112,9 +121,11 @@ func (r *relay) run(nodes ...node) map[string]result {
 		if err := os.WriteFile(script, []byte(all[n.variant]), 0o700); err != nil {
 			r.t.Fatal(err)
 		}
-		cmd := exec.CommandContext(ctx, "/bin/bash", script)
+		cmd := exec.CommandContext(ctx, "/bin/bash", append([]string{script}, n.args...)...)
 		cmd.Env = []string{"PATH=" + r.path, "HOME=" + root, "LANG=C", "KO_ROOT=" + root,
-			"STUB_NODE=" + n.name, "STUB_IP=" + n.ip, "STUB_LOG=" + r.log, "STUB_STORE=" + r.store, "STUB_LIB=" + stubLib}
+			"STUB_NODE=" + n.name, "STUB_IP=" + n.ip, "STUB_LOG=" + r.log, "STUB_STORE=" + r.store, "STUB_LIB=" + stubLib,
+			"STUB_AWS=" + stubAWS}
+		cmd.Env = append(cmd.Env, n.env...)
 		if n.failJoin {
 			cmd.Env = append(cmd.Env, "STUB_FAIL_JOIN=1")
 		}
@@ -280,7 +291,8 @@ func TestControlPlanesJoinOneAtATimeAndWorkersAfterInit(t *testing.T) {
 	}
 	initArgs := " " + evs[index(t, evs, "cp0", "kubeadm-init-start")].args + " "
 	for _, want := range []string{" --upload-certs ", " --control-plane-endpoint api.kubeopera.test:6443 ",
-		" --certificate-key " + stubKey + " ", " --token " + stubToken + " ", " --kubernetes-version v1.33.1 "} {
+		" --apiserver-cert-extra-sans public.kubeopera.test ",
+		" --certificate-key " + stubKey + " ", " --token " + stubToken + " ", " --kubernetes-version v1.36.1 "} {
 		if !strings.Contains(initArgs, want) {
 			t.Errorf("kubeadm init args %q lack %q", initArgs, want)
 		}
@@ -312,8 +324,15 @@ func TestControlPlanesJoinOneAtATimeAndWorkersAfterInit(t *testing.T) {
 			t.Errorf("worker %s marker = %+v, want joined", w, m)
 		}
 	}
-	checkSecrets(t, r, res, hash, "api.kubeopera.test")
+	checkSecrets(t, r, res, hash, "api.kubeopera.test", "public.kubeopera.test")
 	checkHost(t, r, res["cp0"].root)
+	checkInitThroughOwnAddress(t, r, evs, res["cp0"].root)
+	for _, e := range evs {
+		if e.name == "aws-put" && strings.HasPrefix(e.args, AdminKubeconfigParameter(testClusterID)+" ") &&
+			!strings.HasSuffix(e.args, " "+testKMSKey) {
+			t.Errorf("admin kubeconfig put %q: want it encrypted with the cluster's own KMS key", e.args)
+		}
+	}
 }
 
 // checkJoinArgs checks that members 1 and 2 joined as control planes and the
@@ -339,7 +358,7 @@ func checkJoinArgs(t *testing.T, evs []event, hash string) {
 
 // checkSecrets checks what member 0 published and that no secret reached
 // any node's console.
-func checkSecrets(t *testing.T, r *relay, res map[string]result, hash, endpoint string) {
+func checkSecrets(t *testing.T, r *relay, res map[string]result, hash, endpoint, public string) {
 	t.Helper()
 	join, kind := r.param(WorkerJoinParameter(testClusterID))
 	if want := "endpoint=" + endpoint + "\ntoken=" + stubToken + "\nca_cert_hash=" + hash; join != want || kind != "SecureString Standard" {
@@ -352,8 +371,8 @@ func checkSecrets(t *testing.T, r *relay, res map[string]result, hash, endpoint 
 	if kind != "SecureString Intelligent-Tiering" {
 		t.Errorf("admin kubeconfig is stored as %s, want a SecureString with Intelligent-Tiering (it is over 4 KB)", kind)
 	}
-	if !strings.Contains(kc, "    server: https://"+endpoint+":6443\n") || strings.Contains(kc, "127.0.0.1") {
-		t.Errorf("published admin kubeconfig does not point at https://%s:6443:\n%.300s", endpoint, kc)
+	if !strings.Contains(kc, "    server: https://"+public+":6443\n") || strings.Contains(kc, "127.0.0.1") {
+		t.Errorf("published admin kubeconfig does not point at the public endpoint https://%s:6443:\n%.300s", public, kc)
 	}
 	for name, res := range res {
 		for what, secret := range map[string]string{"the bootstrap token": stubToken,
@@ -376,22 +395,38 @@ func checkSecrets(t *testing.T, r *relay, res map[string]result, hash, endpoint 
 // checkHost checks what member 0 did to its host.
 func checkHost(t *testing.T, r *relay, root string) {
 	t.Helper()
-	cfg, err := os.ReadFile(filepath.Join(root, "etc/containerd/config.toml"))
-	if err != nil || !strings.Contains(string(cfg), "SystemdCgroup = true") {
-		t.Errorf("containerd config does not use the systemd cgroup driver: %v\n%s", err, cfg)
+	dropIn, err := os.ReadFile(filepath.Join(root, "etc/containerd/conf.d/10-kubeopera-cgroup.toml"))
+	if err != nil || !strings.Contains(string(dropIn), "SystemdCgroup = true") {
+		t.Errorf("containerd has no drop-in for the systemd cgroup driver: %v\n%s", err, dropIn)
+	}
+	if bin, err := os.ReadFile(filepath.Join(root, "usr/local/bin/containerd")); err != nil || !strings.Contains(string(bin), "containerd-2.1.4-linux-amd64.tar.gz") {
+		t.Errorf("containerd 2.1.4 was not installed from its release archive: %v %q", err, bin)
+	}
+	if _, err := os.Stat(filepath.Join(root, "usr/local/sbin/runc")); err != nil {
+		t.Errorf("runc was not installed: %v", err)
 	}
 	list, err := os.ReadFile(filepath.Join(root, "etc/apt/sources.list.d/kubernetes.list"))
-	if want := "https://pkgs.k8s.io/core:/stable:/v1.33/deb/ /"; err != nil || !strings.Contains(string(list), want) {
+	if want := "https://pkgs.k8s.io/core:/stable:/v1.36/deb/ /"; err != nil || !strings.Contains(string(list), want) {
 		t.Errorf("apt source = %q (%v), want the %s repository", list, err, want)
 	}
-	var applied []string
+	var applied, installs []string
 	for _, e := range r.events() {
 		if e.node == "cp0" && e.name == "kubectl" {
 			applied = append(applied, e.args)
 		}
+		if e.node == "cp0" && e.name == "apt-get" && strings.Contains(e.args, " install ") {
+			installs = append(installs, e.args)
+		}
 	}
-	if len(applied) != 1 || !strings.Contains(applied[0], "apply -f https://github.com/flannel-io/flannel/") {
-		t.Errorf("member 0 ran kubectl %q, want one apply of the flannel manifest", applied)
+	if len(applied) != 1 || !strings.HasSuffix(applied[0], "apply -f "+root+"/var/lib/kubeopera/cni.yaml") {
+		t.Fatalf("member 0 ran kubectl %q, want one apply of the downloaded flannel manifest", applied)
+	}
+	cni, err := os.ReadFile(filepath.Join(root, "var/lib/kubeopera/cni.yaml"))
+	if err != nil || strings.Contains(string(cni), "docker.io") || strings.Count(string(cni), "image: ghcr.io/flannel-io/") != 3 {
+		t.Errorf("applied CNI manifest pulls from Docker Hub, want ghcr.io (%v):\n%s", err, cni)
+	}
+	if len(installs) != 2 || strings.Contains(installs[0], "containerd") || !strings.HasSuffix(installs[1], "install kubelet kubeadm kubectl") {
+		t.Errorf("member 0 apt-get installs = %q: want no Ubuntu containerd, and the newest kubelet, kubeadm, kubectl of the minor", installs)
 	}
 }
 
@@ -469,5 +504,17 @@ func TestSingleControlPlaneUsesItsOwnAddress(t *testing.T) {
 	if !taint {
 		t.Error("a cluster without workers must untaint its control plane (node name lowercased)")
 	}
-	checkSecrets(t, r, res, caHash(t, res["cp0"].root), "10.0.1.10")
+	checkSecrets(t, r, res, caHash(t, res["cp0"].root), "10.0.1.10", "single-public.kubeopera.test")
+	if args := evs[index(t, evs, "cp0", "kubeadm-init-start")].args; !strings.Contains(args, "--apiserver-cert-extra-sans single-public.kubeopera.test ") {
+		t.Errorf("kubeadm init args %q: the public endpoint is not in the API server certificate's SANs", args)
+	}
+	var installs []string
+	for _, e := range evs {
+		if e.node == "cp0" && e.name == "apt-get" && strings.Contains(e.args, " install kube") {
+			installs = append(installs, e.args)
+		}
+	}
+	if len(installs) != 1 || !strings.HasSuffix(installs[0], "install kubelet=1.36.2-* kubeadm=1.36.2-* kubectl=1.36.2-*") {
+		t.Errorf("apt-get installs %q: want kubelet, kubeadm and kubectl pinned to the patch release 1.36.2", installs)
+	}
 }

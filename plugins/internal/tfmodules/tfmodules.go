@@ -12,6 +12,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"path"
 	"regexp"
 
@@ -45,10 +46,19 @@ var (
 // Name is the name of a cluster's AWS resources: kubeopera-<cluster-id>.
 func Name(clusterID string) string { return "kubeopera-" + clusterID }
 
+// AssumeRole makes terraform's AWS provider assume a role itself (an
+// assume_role block) instead of using session keys resolved before the
+// run: the provider renews the session, so a long apply or destroy, or a
+// resumed Job, does not fail with ExpiredToken.
+type AssumeRole struct {
+	RoleARN, ExternalID, SessionName string
+}
+
 // common are the inputs both plugins share.
 type common struct {
 	ClusterID, Region, InstanceType, KubernetesVersion string
 	NodeCount, AZCount                                 int
+	AssumeRole                                         *AssumeRole
 }
 
 // check returns the first input that cannot be rendered, saying what to use.
@@ -61,7 +71,7 @@ func (c common) check(minNodes int) error {
 	case !instanceTypeRE.MatchString(c.InstanceType):
 		return fmt.Errorf("instance type %q is not an EC2 instance type; use one like t3.medium", c.InstanceType)
 	case !versionRE.MatchString(c.KubernetesVersion):
-		return fmt.Errorf("kubernetes version %q: use a minor version such as 1.33", c.KubernetesVersion)
+		return fmt.Errorf("kubernetes version %q: use a minor version such as 1.36", c.KubernetesVersion)
 	case c.NodeCount < minNodes:
 		return fmt.Errorf("node count %d: use at least %d", c.NodeCount, minNodes)
 	case c.AZCount < 0 || c.AZCount > 8:
@@ -94,12 +104,20 @@ func (c common) tags() map[string]string {
 // awsProvider is the provider configuration of both roots: the region and
 // default_tags, which tag every resource the provider creates.
 func (c common) awsProvider() terraform.Provider {
-	return terraform.Provider{
+	p := terraform.Provider{
 		Name:       "aws",
 		Attributes: map[string]cty.Value{"region": cty.StringVal(c.Region)},
 		Blocks: []terraform.Block{{Type: "default_tags",
 			Attributes: map[string]cty.Value{"tags": stringMap(c.tags())}}},
 	}
+	if r := c.AssumeRole; r != nil {
+		attrs := map[string]cty.Value{"role_arn": cty.StringVal(r.RoleARN), "session_name": cty.StringVal(r.SessionName)}
+		if r.ExternalID != "" {
+			attrs["external_id"] = cty.StringVal(r.ExternalID)
+		}
+		p.Blocks = append(p.Blocks, terraform.Block{Type: "assume_role", Attributes: attrs})
+	}
+	return p
 }
 
 // build renders root and puts it together with the named child modules.
@@ -117,6 +135,31 @@ func build(root terraform.Root, dirs ...string) (terraform.Module, error) {
 		return terraform.Module{}, fmt.Errorf("assemble module tree: %w", err)
 	}
 	return m, nil
+}
+
+func stringList(l []string) cty.Value {
+	if len(l) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	values := make([]cty.Value, len(l))
+	for i, v := range l {
+		values[i] = cty.StringVal(v)
+	}
+	return cty.ListVal(values)
+}
+
+// checkCIDRs accepts one or more canonical IPv4 CIDRs: the API's
+// allow-list has no default.
+func checkCIDRs(cidrs []string) error {
+	if len(cidrs) == 0 {
+		return fmt.Errorf("no CIDR may reach the API: list at least one (0.0.0.0/0 only if everyone may)")
+	}
+	for _, c := range cidrs {
+		if p, err := netip.ParsePrefix(c); err != nil || !p.Addr().Is4() || p.Masked() != p {
+			return fmt.Errorf("API allow-list entry %q is not a canonical IPv4 CIDR such as 203.0.113.0/24", c)
+		}
+	}
+	return nil
 }
 
 func stringMap(m map[string]string) cty.Value {

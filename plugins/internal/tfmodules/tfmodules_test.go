@@ -21,12 +21,13 @@ const testClusterID = "3f2a9c1e-7b4d-4e8a-9f00-0a1b2c3d4e5f"
 
 func vanillaInput(controlPlanes int) VanillaInput {
 	return VanillaInput{ClusterID: testClusterID, Region: "eu-north-1", ControlPlaneCount: controlPlanes,
-		NodeCount: 2, InstanceType: "t3.medium", KubernetesVersion: "1.33"}
+		NodeCount: 2, InstanceType: "t3.medium", KubernetesVersion: "1.36", APIAllowedCIDRs: []string{"203.0.113.0/24"}}
 }
 
 func eksInput() EKSInput {
 	return EKSInput{ClusterID: testClusterID, Region: "eu-north-1", NodeCount: 2,
-		InstanceType: "t3.medium", KubernetesVersion: "1.33", AZCount: 3}
+		InstanceType: "t3.medium", KubernetesVersion: "1.36", AZCount: 3,
+		PublicAccess: true, PrivateAccess: true, PublicAccessCIDRs: []string{"203.0.113.0/24", "198.51.100.7/32"}}
 }
 
 // trees are the module trees the tests check, by golden file name.
@@ -34,7 +35,11 @@ func trees(t *testing.T) map[string]terraform.Module {
 	t.Helper()
 	out := map[string]terraform.Module{}
 	for name, build := range map[string]func() (terraform.Module, error){
-		"vanilla-1": func() (terraform.Module, error) { return Vanilla(vanillaInput(1)) },
+		"vanilla-1": func() (terraform.Module, error) {
+			in := vanillaInput(1)
+			in.KubernetesPatch = "1.36.2"
+			return Vanilla(in)
+		},
 		"vanilla-3": func() (terraform.Module, error) { return Vanilla(vanillaInput(3)) },
 		"eks":       func() (terraform.Module, error) { return EKS(eksInput()) },
 	} {
@@ -126,10 +131,34 @@ func TestInputsThatCannotBeRenderedAreRefused(t *testing.T) {
 		{"no control plane", func() error { _, err := Vanilla(vanillaInput(0)); return err }, "control plane count 0"},
 		{"patch version", func() error {
 			in := vanillaInput(1)
-			in.KubernetesVersion = "1.33.1"
+			in.KubernetesVersion = "1.36.1"
 			_, err := Vanilla(in)
 			return err
-		}, "use a minor version such as 1.33"},
+		}, "use a minor version such as 1.36"},
+		{"patch of another minor", func() error {
+			in := vanillaInput(1)
+			in.KubernetesPatch = "1.35.1"
+			_, err := Vanilla(in)
+			return err
+		}, `kubernetes patch "1.35.1": use a release of 1.36`},
+		{"vanilla API open to nobody", func() error {
+			in := vanillaInput(1)
+			in.APIAllowedCIDRs = nil
+			_, err := Vanilla(in)
+			return err
+		}, "no CIDR may reach the API"},
+		{"EKS public endpoint open to nobody", func() error {
+			in := eksInput()
+			in.PublicAccessCIDRs = nil
+			_, err := EKS(in)
+			return err
+		}, "no CIDR may reach the API"},
+		{"EKS without any endpoint", func() error {
+			in := eksInput()
+			in.PublicAccess, in.PrivateAccess = false, false
+			_, err := EKS(in)
+			return err
+		}, "needs a public or a private endpoint"},
 		{"EKS in one zone", func() error {
 			in := eksInput()
 			in.AZCount = 1

@@ -2,10 +2,14 @@ package tfmodules
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 	"github.com/zclconf/go-cty/cty"
 )
+
+var patchRE = regexp.MustCompile(`^1\.[0-9]+\.[0-9]+$`)
 
 // VanillaInput is one aws-vanilla request: a self-managed kubeadm cluster.
 type VanillaInput struct {
@@ -21,21 +25,36 @@ type VanillaInput struct {
 	NodeCount int
 	// InstanceType is the EC2 type of every node, e.g. t3.medium.
 	InstanceType string
-	// KubernetesVersion is a minor version, e.g. 1.33.
+	// KubernetesVersion is a minor version, e.g. 1.36.
 	KubernetesVersion string
+	// KubernetesPatch, when set, is the exact release of that minor the
+	// nodes install, e.g. 1.36.2; empty means the minor's newest.
+	KubernetesPatch string
 	// AZCount is how many availability zones the subnets span; 0 means
 	// DefaultAZCount.
 	AZCount int
+	// APIAllowedCIDRs are the IPv4 CIDRs the public API endpoint (an
+	// internet-facing NLB) accepts; at least one.
+	APIAllowedCIDRs []string
+	// AssumeRole, when set, is assumed by terraform's AWS provider itself.
+	AssumeRole *AssumeRole
 }
 
 // Vanilla builds the module tree of an aws-vanilla run. Its root outputs
-// are control_plane_endpoint (host of the API, port 6443) and
+// are control_plane_endpoint (host of the API inside the VPC, port 6443),
+// api_endpoint (the public NLB's DNS name, in the published kubeconfig) and
 // kubeconfig_parameter (the SSM SecureString where the admin kubeconfig
 // appears once member 0 is ready).
 func Vanilla(in VanillaInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
-		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount}
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}
 	if err := c.check(0); err != nil {
+		return terraform.Module{}, fmt.Errorf("aws-vanilla: %w", err)
+	}
+	if p := in.KubernetesPatch; p != "" && (!patchRE.MatchString(p) || !strings.HasPrefix(p, c.KubernetesVersion+".")) {
+		return terraform.Module{}, fmt.Errorf("aws-vanilla: kubernetes patch %q: use a release of %s such as %s.0", p, c.KubernetesVersion, c.KubernetesVersion)
+	}
+	if err := checkCIDRs(in.APIAllowedCIDRs); err != nil {
 		return terraform.Module{}, fmt.Errorf("aws-vanilla: %w", err)
 	}
 	if in.ControlPlaneCount < 1 {
@@ -62,18 +81,26 @@ func Vanilla(in VanillaInput) (terraform.Module, error) {
 					"node_count":          cty.NumberIntVal(int64(c.NodeCount)),
 					"instance_type":       cty.StringVal(c.InstanceType),
 					"kubernetes_version":  cty.StringVal(c.KubernetesVersion),
+					"kubernetes_patch":    cty.StringVal(in.KubernetesPatch),
 					"tags":                stringMap(c.tags()),
+					"api_allowed_cidrs":   stringList(in.APIAllowedCIDRs),
 				},
 				References: map[string]string{
 					"vpc_id":                          "module.vpc.vpc_id",
+					"vpc_cidr":                        "module.vpc.vpc_cidr",
 					"private_subnet_ids":              "module.vpc.private_subnet_ids",
+					"public_subnet_ids":               "module.vpc.public_subnet_ids",
 					"control_plane_security_group_id": "module.security.control_plane_security_group_id",
 					"worker_security_group_id":        "module.security.worker_security_group_id",
 				}},
 		},
 		Outputs: []terraform.Output{
 			{Name: "control_plane_endpoint", Expr: "module.compute.control_plane_endpoint"},
+			{Name: "api_endpoint", Expr: "module.compute.api_endpoint"},
 			{Name: "kubeconfig_parameter", Expr: "module.compute.kubeconfig_parameter"},
+			{Name: "ssm_prefix", Expr: "module.compute.ssm_prefix"},
+			{Name: "bootstrap_started_at", Expr: "module.compute.bootstrap_started_at"},
+			{Name: "control_plane_instance_ids", Expr: "module.compute.control_plane_instance_ids"},
 		},
 	}
 	m, err := build(root, "vpc", "security", "compute")

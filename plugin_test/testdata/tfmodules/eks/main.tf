@@ -10,6 +10,9 @@ variable "nodeCount" { type = string }
 variable "instanceType" { type = string }
 variable "kubernetesVersion" { type = string }
 variable "credentialRef" { type = string }
+variable "apiAllowedCIDRs" { type = string }
+variable "endpointPublicAccess" { type = string }
+variable "endpointPrivateAccess" { type = string }
 variable "endpoint" {
   type    = string
   default = "https://ABCDEF0123456789.gr7.eu-north-1.eks.amazonaws.com"

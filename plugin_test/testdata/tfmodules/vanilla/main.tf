@@ -12,6 +12,11 @@ variable "nodeCount" { type = string }
 variable "instanceType" { type = string }
 variable "kubernetesVersion" { type = string }
 variable "credentialRef" { type = string }
+variable "apiAllowedCIDRs" { type = string }
+variable "relay_nonce" {
+  type    = string
+  default = ""
+}
 
 resource "terraform_data" "vpc" {
   input = "kubeopera-${var.cluster_id}-${var.region}"
@@ -32,4 +37,8 @@ output "control_plane_endpoint" {
 
 output "kubeconfig_parameter" {
   value = "/kubeopera/${var.cluster_id}/admin-kubeconfig"
+}
+
+output "ssm_prefix" {
+  value = var.relay_nonce == "" ? "/kubeopera/${var.cluster_id}" : "/kubeopera/${var.cluster_id}/${var.relay_nonce}"
 }

@@ -1,7 +1,6 @@
 # ---- control-plane.sh: member 0 runs kubeadm init, member i joins after i-1 ----
 
 control_plane_main() {
-	KO_MARKER="$KO_PARAM_MEMBERS/$KO_INDEX"
 	install_node
 	if [ "$KO_INDEX" -eq 0 ]; then
 		init_cluster
@@ -29,25 +28,98 @@ ca_cert_hash() {
 
 init_cluster() {
 	local endpoint token certificate_key version
+	local -a sans=()
 	step resolve-endpoint
 	endpoint="$(control_plane_endpoint)"
+	if [ -n "$KO_PUBLIC_ENDPOINT" ]; then
+		sans=(--apiserver-cert-extra-sans "$KO_PUBLIC_ENDPOINT")
+	fi
 	step kubeadm-init
 	# Generated here rather than parsed from kubeadm's output, so they are
 	# never printed; --skip-*-print keeps them out of the log as well.
 	token="$(kubeadm token generate)"
 	certificate_key="$(kubeadm certs certificate-key)"
 	version="$(kubeadm version -o short)"
-	quiet kubeadm init --control-plane-endpoint "$endpoint:6443" --upload-certs \
-		--certificate-key "$certificate_key" --token "$token" \
+	map_endpoint_to_self
+	kubeadm_tries init --control-plane-endpoint "$endpoint:6443" --upload-certs \
+		--certificate-key "$certificate_key" --token "$token" "${sans[@]}" \
 		--pod-network-cidr "$KO_POD_CIDR" --kubernetes-version "$version" \
 		--skip-token-print --skip-certificate-key-print
 	step install-cni
-	quiet kubectl --kubeconfig "$KO_KUBECONFIG" apply -f "$KO_CNI_MANIFEST_URL"
+	install_cni
 	untaint_self
+	unmap_endpoint
 	publish_join_data "$endpoint" "$token" "$certificate_key"
-	publish_kubeconfig "$endpoint"
+	publish_kubeconfig "${KO_PUBLIC_ENDPOINT:-$endpoint}"
+	install_refresher
 	step publish-ready
 	relay_put_text "$KO_MARKER" String ready
+}
+
+# install_refresher keeps the join data valid after day one: bootstrap
+# tokens expire and uploaded certificates are deleted after 2 h, so a
+# worker the Auto Scaling Group replaces later, or a control plane added
+# later, would fail to join. A timer runs this script with refresh-join
+# every hour on every control plane.
+install_refresher() {
+	step install-refresher
+	local unit="$KO_ROOT/etc/systemd/system/kubeopera-refresh-join"
+	mkdir -p "$KO_ROOT/usr/local/sbin" "$KO_ROOT/etc/systemd/system"
+	cp "$0" "$KO_ROOT/usr/local/sbin/kubeopera-bootstrap"
+	chmod 700 "$KO_ROOT/usr/local/sbin/kubeopera-bootstrap"
+	printf '%s\n' '[Unit]' 'Description=Refresh KubeOpera join data' '' '[Service]' 'Type=oneshot' \
+		'ExecStart=/usr/local/sbin/kubeopera-bootstrap refresh-join' >"$unit.service"
+	printf '%s\n' '[Unit]' 'Description=Refresh KubeOpera join data hourly' '' '[Timer]' 'OnBootSec=10min' \
+		'OnUnitActiveSec=1h' 'RandomizedDelaySec=5min' '' '[Install]' 'WantedBy=timers.target' >"$unit.timer"
+	systemctl daemon-reload
+	systemctl enable --now kubeopera-refresh-join.timer
+}
+
+# refresh_join publishes a new worker token (valid 2 h, more than the
+# timer's period) and uploads the certificates again under the published
+# key. A failure is logged, never written over this member's marker.
+refresh_join() {
+	local join secret endpoint certificate_key token
+	KO_STEP=refresh-join KO_MARKER=
+	join="$(relay_get "$KO_PARAM_WORKER_JOIN")"
+	secret="$(relay_get "$KO_PARAM_CONTROL_PLANE_JOIN")"
+	endpoint="$(field endpoint <<<"$join")"
+	certificate_key="$(field certificate_key <<<"$secret")"
+	token="$(kubeadm token create --ttl 2h --kubeconfig "$KO_KUBECONFIG")"
+	quiet kubeadm init phase upload-certs --upload-certs --certificate-key "$certificate_key" \
+		--skip-certificate-key-print
+	publish_join_data "$endpoint" "$token" "$certificate_key"
+	log "join data refreshed"
+}
+
+# map_endpoint_to_self points the NLB's name at this node while it runs
+# kubeadm init: kubeadm's own calls through an NLB whose only target is
+# still registering fail intermittently (kubeadm#3294).
+map_endpoint_to_self() {
+	if [ -n "$KO_ENDPOINT_OVERRIDE" ]; then
+		printf '%s %s # kubeopera-init\n' "$(imds local-ipv4)" "$KO_ENDPOINT_OVERRIDE" >>"$KO_ROOT/etc/hosts"
+	fi
+}
+
+unmap_endpoint() {
+	if [ -e "$KO_ROOT/etc/hosts" ]; then
+		sed -i '/ # kubeopera-init$/d' "$KO_ROOT/etc/hosts"
+	fi
+}
+
+# kubeadm_tries runs kubeadm init or join up to three times, with kubeadm
+# reset between tries, before it gives up.
+kubeadm_tries() {
+	local try=1
+	while ! quiet kubeadm "$@"; do
+		if [ "$try" -ge 3 ]; then
+			fail "kubeadm $1 failed $try times (details in /var/log/kubeopera/bootstrap.log)"
+		fi
+		log "kubeadm $1 failed (try $try of 3); resetting and trying again"
+		quiet kubeadm reset --force
+		try=$((try + 1))
+		sleep "$KO_POLL_INTERVAL"
+	done
 }
 
 publish_join_data() {
@@ -60,14 +132,14 @@ publish_join_data() {
 }
 
 # publish_kubeconfig publishes the admin kubeconfig with its server set to
-# the endpoint. Intelligent-Tiering: a kubeconfig with embedded certificates
+# the endpoint KubeOpera reaches (the public one). Intelligent-Tiering: a kubeconfig with embedded certificates
 # and key is over the 4 KB a Standard parameter holds.
 publish_kubeconfig() {
 	local file
 	step publish-kubeconfig
 	file="$(mktemp "$KO_WORK/kubeconfig.XXXXXX")"
 	sed -E "s#^([[:space:]]*server:[[:space:]]*).*#\\1https://$1:6443#" "$KO_KUBECONFIG" >"$file"
-	relay_put "$KO_PARAM_ADMIN_KUBECONFIG" SecureString "$file" Intelligent-Tiering
+	relay_put "$KO_PARAM_ADMIN_KUBECONFIG" SecureString "$file" Intelligent-Tiering "$KO_KUBECONFIG_KMS_KEY"
 	rm -f "$file"
 }
 
@@ -85,9 +157,10 @@ join_control_plane() {
 	token="$(field token <<<"$join")"
 	hash="$(field ca_cert_hash <<<"$join")"
 	step kubeadm-join
-	quiet kubeadm join "$endpoint:6443" --control-plane --certificate-key "$certificate_key" \
+	kubeadm_tries join "$endpoint:6443" --control-plane --certificate-key "$certificate_key" \
 		--token "$token" --discovery-token-ca-cert-hash "$hash"
 	untaint_self
+	install_refresher
 	step publish-joined
 	relay_put_text "$KO_MARKER" String joined
 }

@@ -1,9 +1,19 @@
-# ---- host.sh: kernel settings, containerd, kubeadm/kubelet/kubectl ----
+# ---- host.sh: kernel settings, the AWS CLI, containerd, kubeadm/kubelet/kubectl ----
+
+# install_aws_cli comes before every other step: without it no failure can
+# be reported on the relay. Ubuntu 24.04 has no awscli package; the snap is
+# the supported install.
+install_aws_cli() {
+	step install-aws-cli
+	if ! command -v aws >/dev/null; then
+		quiet snap install aws-cli --classic
+	fi
+}
 
 prepare_host() {
 	step prepare-host
 	mkdir -p "$KO_ROOT/etc/modules-load.d" "$KO_ROOT/etc/sysctl.d" "$KO_ROOT/etc/apt/keyrings" \
-		"$KO_ROOT/etc/apt/sources.list.d" "$KO_ROOT/etc/containerd"
+		"$KO_ROOT/etc/apt/sources.list.d" "$KO_ROOT/etc/containerd/conf.d"
 	printf 'overlay\nbr_netfilter\n' >"$KO_ROOT/etc/modules-load.d/kubeopera.conf"
 	modprobe overlay
 	modprobe br_netfilter
@@ -19,30 +29,74 @@ apt_get() {
 	DEBIAN_FRONTEND=noninteractive quiet apt-get -o DPkg::Lock::Timeout=600 -y -q "$@"
 }
 
+# fetch URL FILE downloads URL to FILE, retrying.
+fetch() {
+	curl -fsSL --retry 5 -o "$2" "$1"
+}
+
+# install_containerd installs the pinned containerd 2.x release (checked
+# against the sha256 published with it) and runc (checked against runc's
+# sha256 list): Ubuntu 24.04's containerd is 1.7, which Kubernetes 1.36
+# and later no longer support.
+install_containerd() {
+	step install-containerd
+	local tarball="containerd-$KO_CONTAINERD_VERSION-linux-$KO_ARCH.tar.gz" runc="runc.$KO_ARCH" want
+	local base="https://github.com/containerd/containerd/releases/download/v$KO_CONTAINERD_VERSION"
+	local runc_base="https://github.com/opencontainers/runc/releases/download/v$KO_RUNC_VERSION"
+	fetch "$base/$tarball" "$KO_WORK/$tarball"
+	fetch "$base/$tarball.sha256sum" "$KO_WORK/$tarball.sha256sum"
+	(cd "$KO_WORK" && quiet sha256sum --check "$tarball.sha256sum") ||
+		fail "containerd $KO_CONTAINERD_VERSION does not match its published sha256"
+	mkdir -p "$KO_ROOT/usr/local/sbin" "$KO_ROOT/etc/systemd/system"
+	tar -C "$KO_ROOT/usr/local" -xzf "$KO_WORK/$tarball"
+	fetch "$runc_base/$runc" "$KO_WORK/$runc"
+	fetch "$runc_base/runc.sha256sum" "$KO_WORK/runc.sha256sum"
+	want="$(grep " \*\{0,1\}$runc\$" "$KO_WORK/runc.sha256sum" | cut -d ' ' -f 1)"
+	if [ -z "$want" ] || [ "$(sha256sum "$KO_WORK/$runc" | cut -d ' ' -f 1)" != "$want" ]; then
+		fail "runc $KO_RUNC_VERSION does not match its published sha256"
+	fi
+	cp "$KO_WORK/$runc" "$KO_ROOT/usr/local/sbin/runc"
+	chmod 755 "$KO_ROOT/usr/local/sbin/runc"
+	printf '%s\n' '[Unit]' 'Description=containerd container runtime' 'After=network.target local-fs.target' '' \
+		'[Service]' 'ExecStart=/usr/local/bin/containerd' 'Type=notify' 'Delegate=yes' 'KillMode=process' \
+		'Restart=always' 'RestartSec=5' 'LimitNPROC=infinity' 'LimitCORE=infinity' 'TasksMax=infinity' \
+		'OOMScoreAdjust=-999' '' '[Install]' 'WantedBy=multi-user.target' \
+		>"$KO_ROOT/etc/systemd/system/containerd.service"
+}
+
 install_packages() {
 	step install-packages
-	local repo="https://pkgs.k8s.io/core:/stable:/v$KO_KUBERNETES_VERSION/deb/"
+	local repo="https://pkgs.k8s.io/core:/stable:/v$KO_KUBERNETES_VERSION/deb/" pin=""
 	apt_get update
-	apt_get install ca-certificates curl gpg containerd
+	apt_get install ca-certificates curl gpg
+	install_containerd
+	step install-kubernetes
 	curl -fsSL --retry 5 "${repo}Release.key" |
 		gpg --dearmor --yes -o "$KO_ROOT/etc/apt/keyrings/kubernetes-apt-keyring.gpg"
 	printf 'deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] %s /\n' "$repo" \
 		>"$KO_ROOT/etc/apt/sources.list.d/kubernetes.list"
 	apt_get update
-	apt_get install kubelet kubeadm kubectl
-	quiet apt-mark hold kubelet kubeadm kubectl
-	# Ubuntu 24.04 has no awscli package; the snap is the supported install.
-	if ! command -v aws >/dev/null; then
-		quiet snap install aws-cli --classic
+	if [ -n "$KO_KUBERNETES_PATCH" ]; then
+		pin="=$KO_KUBERNETES_PATCH-*"
 	fi
+	apt_get install "kubelet$pin" "kubeadm$pin" "kubectl$pin"
+	quiet apt-mark hold kubelet kubeadm kubectl
 }
 
+# configure_containerd sets the systemd cgroup driver (kubeadm configures
+# the kubelet for it) in a drop-in, then checks containerd's merged
+# configuration: an edit of the default file can silently match nothing.
 configure_containerd() {
 	step configure-containerd
-	containerd config default >"$KO_ROOT/etc/containerd/config.toml"
-	# kubeadm configures the kubelet for the systemd cgroup driver.
-	sed -i 's/SystemdCgroup = false/SystemdCgroup = true/' "$KO_ROOT/etc/containerd/config.toml"
+	printf '%s\n' 'version = 3' 'imports = ["/etc/containerd/conf.d/*.toml"]' >"$KO_ROOT/etc/containerd/config.toml"
+	printf '%s\n' "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]" \
+		'  SystemdCgroup = true' >"$KO_ROOT/etc/containerd/conf.d/10-kubeopera-cgroup.toml"
+	systemctl daemon-reload
+	systemctl enable --now containerd
 	systemctl restart containerd
+	containerd config dump >"$KO_WORK/containerd-config.toml"
+	grep -Eq '^[[:space:]]*SystemdCgroup = true' "$KO_WORK/containerd-config.toml" ||
+		fail "containerd's merged configuration does not enable SystemdCgroup (see containerd config dump)"
 	systemctl enable --now kubelet
 }
 
@@ -62,4 +116,18 @@ untaint_self() {
 	local node
 	node="$(hostname)"
 	quiet kubectl --kubeconfig "$KO_KUBECONFIG" taint node "${node,,}" node-role.kubernetes.io/control-plane:NoSchedule-
+}
+
+# install_cni applies the pod network manifest with its images taken from
+# ghcr.io: Docker Hub's anonymous pull limit is shared by every node behind
+# the cluster's one NAT address, and past a handful of nodes they stay
+# NotReady.
+install_cni() {
+	local file="$KO_WORK/cni.yaml"
+	fetch "$KO_CNI_MANIFEST_URL" "$file"
+	sed -i -E 's#^([[:space:]]*image:[[:space:]]*)(docker\.io/)?flannel/#\1ghcr.io/flannel-io/#' "$file"
+	if grep -E '^[[:space:]]*image:' "$file" | grep -qv 'image:[[:space:]]*ghcr\.io/'; then
+		fail "the CNI manifest still pulls an image from outside ghcr.io: $(grep -E '^[[:space:]]*image:' "$file" | grep -v ghcr.io | head -n 1)"
+	fi
+	quiet kubectl --kubeconfig "$KO_KUBECONFIG" apply -f "$file"
 }

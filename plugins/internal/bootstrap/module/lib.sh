@@ -6,11 +6,11 @@
 # only), never to the console; relay values travel as file:// so no secret
 # is ever on a command line of aws.
 set -Eeuo pipefail
-export PATH="$PATH:/snap/bin"
 
 # KO_ROOT prefixes every path the script writes or reads on the host. It is
 # empty on a node; tests point it at a scratch directory.
 KO_ROOT="${KO_ROOT:-}"
+export PATH="$PATH:$KO_ROOT/snap/bin"
 KO_WORK="$KO_ROOT/var/lib/kubeopera"
 KO_LOG="$KO_ROOT/var/log/kubeopera/bootstrap.log"
 KO_KUBECONFIG="$KO_ROOT/etc/kubernetes/admin.conf"
@@ -51,10 +51,15 @@ on_err() {
 	fail "a command exited with status $1 (script line $2; details in /var/log/kubeopera/bootstrap.log)"
 }
 
-# relay_put NAME TYPE FILE [TIER] stores FILE's content in parameter NAME.
+# relay_put NAME TYPE FILE [TIER [KEY]] stores FILE's content in parameter
+# NAME, a SecureString encrypted with KMS key KEY when given.
 relay_put() {
+	local -a key=()
+	if [ -n "${5:-}" ]; then
+		key=(--key-id "$5")
+	fi
 	aws ssm put-parameter --region "$KO_REGION" --name "$1" --type "$2" \
-		--tier "${4:-Standard}" --value "file://$3" --overwrite >/dev/null
+		--tier "${4:-Standard}" --value "file://$3" "${key[@]}" --overwrite >/dev/null
 }
 
 # relay_put_text NAME TYPE TEXT stores TEXT through a root-only file.
@@ -122,10 +127,22 @@ main() {
 	mkdir -p "$KO_WORK" "$(dirname "$KO_LOG")"
 	chmod 700 "$KO_WORK" "$(dirname "$KO_LOG")"
 	trap 'on_err $? $LINENO' ERR
+	if [ "${1:-}" = refresh-join ]; then
+		refresh_join
+		return 0
+	fi
+	case "$KO_ROLE" in
+	control-plane) KO_MARKER="$KO_PARAM_MEMBERS/$KO_INDEX" ;;
+	worker)
+		step identify
+		KO_MARKER="$KO_PARAM_WORKERS/$(imds instance-id)"
+		;;
+	*) fail "unknown role $KO_ROLE" ;;
+	esac
+	install_aws_cli
 	case "$KO_ROLE" in
 	control-plane) control_plane_main ;;
 	worker) worker_main ;;
-	*) fail "unknown role $KO_ROLE" ;;
 	esac
 	KO_STEP=finished
 	log "node bootstrap finished"

@@ -21,6 +21,16 @@ variable "cluster_id" {
   }
 }
 
+variable "relay_nonce" {
+  description = "Per-provision nonce in the relay path (/kubeopera/<cluster_id>/<relay_nonce>), so a cluster re-created under the same ID never reads an old cluster's markers or join data. Empty: no nonce."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^[a-z0-9]*$", var.relay_nonce))
+    error_message = "relay_nonce must be lowercase letters and digits."
+  }
+}
+
 variable "region" {
   description = "AWS region of the SSM parameters, e.g. eu-north-1."
   type        = string
@@ -50,11 +60,51 @@ variable "index" {
 }
 
 variable "kubernetes_version" {
-  description = "Kubernetes minor version, e.g. 1.33; selects the pkgs.k8s.io repository."
+  description = "Kubernetes minor version, e.g. 1.36; selects the pkgs.k8s.io repository."
   type        = string
   validation {
     condition     = can(regex("^1\\.[0-9]+$", var.kubernetes_version))
     error_message = "kubernetes_version must be a minor version such as 1.33."
+  }
+}
+
+variable "kubernetes_patch" {
+  description = "Exact Kubernetes release to install, e.g. 1.36.2 (a release of kubernetes_version); empty installs the minor's newest."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^(1\\.[0-9]+\\.[0-9]+)?$", var.kubernetes_patch))
+    error_message = "kubernetes_patch must be empty or a release such as 1.36.2."
+  }
+}
+
+variable "arch" {
+  description = "CPU architecture of the node as Debian and the containerd releases name it: amd64 or arm64."
+  type        = string
+  default     = "amd64"
+  validation {
+    condition     = contains(["amd64", "arm64"], var.arch)
+    error_message = "arch must be amd64 or arm64."
+  }
+}
+
+variable "containerd_version" {
+  description = "containerd release the node installs from containerd's GitHub releases (checked against its published sha256). Kubernetes 1.36 and later need containerd 2.x; Ubuntu 24.04 ships 1.7."
+  type        = string
+  default     = "2.1.4"
+  validation {
+    condition     = can(regex("^2\\.[0-9]+\\.[0-9]+$", var.containerd_version))
+    error_message = "containerd_version must be a 2.x release such as 2.1.4."
+  }
+}
+
+variable "runc_version" {
+  description = "runc release installed with containerd (the containerd release archive has none)."
+  type        = string
+  default     = "1.3.0"
+  validation {
+    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", var.runc_version))
+    error_message = "runc_version must be a release such as 1.3.0."
   }
 }
 
@@ -65,6 +115,26 @@ variable "endpoint_override" {
   validation {
     condition     = can(regex("^[A-Za-z0-9.-]*$", var.endpoint_override))
     error_message = "endpoint_override must be a DNS name or an IP address."
+  }
+}
+
+variable "public_endpoint" {
+  description = "Public host name of the API (the internet-facing NLB): member 0 adds it to the API server certificate's SANs and writes it into the published admin kubeconfig. Empty: the kubeconfig names the endpoint nodes use."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^[A-Za-z0-9.-]*$", var.public_endpoint))
+    error_message = "public_endpoint must be a DNS name or an IP address."
+  }
+}
+
+variable "kubeconfig_kms_key" {
+  description = "ARN of the KMS key member 0 encrypts the published admin kubeconfig with; empty uses the AWS-managed alias/aws/ssm."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^[A-Za-z0-9:/_-]*$", var.kubeconfig_kms_key))
+    error_message = "kubeconfig_kms_key must be a KMS key ARN."
   }
 }
 
@@ -115,7 +185,7 @@ variable "wait_timeout_seconds" {
 }
 
 locals {
-  ssm_prefix = "/kubeopera/${var.cluster_id}"
+  ssm_prefix = var.relay_nonce == "" ? "/kubeopera/${var.cluster_id}" : "/kubeopera/${var.cluster_id}/${var.relay_nonce}"
   # The relay's parameter names; the scripts get them from the header, so
   # they are spelled here only (and in bootstrap.go, checked by its tests).
   parameters = {
@@ -131,7 +201,13 @@ locals {
     role                  = var.role
     index                 = var.index
     kubernetes_version    = var.kubernetes_version
+    kubernetes_patch      = var.kubernetes_patch
+    arch                  = var.arch
+    containerd_version    = var.containerd_version
+    runc_version          = var.runc_version
     endpoint_override     = var.endpoint_override
+    public_endpoint       = var.public_endpoint
+    kubeconfig_kms_key    = var.kubeconfig_kms_key
     pod_cidr              = var.pod_cidr
     cni_manifest_url      = var.cni_manifest_url
     untaint_control_plane = var.untaint_control_plane

@@ -1,10 +1,7 @@
 # ---- worker.sh: join as a worker once member 0 is ready ----
 
 worker_main() {
-	local instance join endpoint token hash
-	step identify
-	instance="$(imds instance-id)"
-	KO_MARKER="$KO_PARAM_WORKERS/$instance"
+	local join endpoint token hash
 	install_node
 	step wait-for-control-plane
 	relay_wait "$KO_PARAM_MEMBERS/0" "control-plane member 0"
@@ -14,7 +11,7 @@ worker_main() {
 	token="$(field token <<<"$join")"
 	hash="$(field ca_cert_hash <<<"$join")"
 	step kubeadm-join
-	quiet kubeadm join "$endpoint:6443" --token "$token" --discovery-token-ca-cert-hash "$hash"
+	kubeadm_tries join "$endpoint:6443" --token "$token" --discovery-token-ca-cert-hash "$hash"
 	step publish-joined
 	relay_put_text "$KO_MARKER" String joined
 }

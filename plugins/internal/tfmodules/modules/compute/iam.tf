@@ -67,8 +67,15 @@ data "aws_iam_policy_document" "worker" {
   }
 }
 
+# IAM names are account-wide: a prefix naming the region and a short
+# cluster ID, and a random suffix Terraform adds, keep two installs (or two
+# regions) from colliding; the tags say which cluster a role is.
+locals {
+  iam_prefix = "ko-${substr(var.cluster_id, 0, 8)}-${var.region}"
+}
+
 resource "aws_iam_role" "control_plane" {
-  name               = "${var.name}-cp"
+  name_prefix        = "${local.iam_prefix}-cp-"
   assume_role_policy = data.aws_iam_policy_document.assume_ec2.json
 }
 
@@ -79,12 +86,12 @@ resource "aws_iam_role_policy" "control_plane" {
 }
 
 resource "aws_iam_instance_profile" "control_plane" {
-  name = "${var.name}-cp"
-  role = aws_iam_role.control_plane.name
+  name_prefix = "${local.iam_prefix}-cp-"
+  role        = aws_iam_role.control_plane.name
 }
 
 resource "aws_iam_role" "worker" {
-  name               = "${var.name}-worker"
+  name_prefix        = "${local.iam_prefix}-wk-"
   assume_role_policy = data.aws_iam_policy_document.assume_ec2.json
 }
 
@@ -95,6 +102,17 @@ resource "aws_iam_role_policy" "worker" {
 }
 
 resource "aws_iam_instance_profile" "worker" {
-  name = "${var.name}-worker"
-  role = aws_iam_role.worker.name
+  name_prefix = "${local.iam_prefix}-wk-"
+  role        = aws_iam_role.worker.name
+}
+
+# Session Manager reaches every node without SSH or an open port, so an
+# operator can read /var/log/kubeopera/bootstrap.log on a node that failed.
+resource "aws_iam_role_policy_attachment" "ssm_core" {
+  for_each = {
+    control_plane = aws_iam_role.control_plane.name
+    worker        = aws_iam_role.worker.name
+  }
+  role       = each.value
+  policy_arn = "arn:${data.aws_partition.current.partition}:iam::aws:policy/AmazonSSMManagedInstanceCore"
 }

@@ -12,20 +12,17 @@ locals {
   arch = contains(data.aws_ec2_instance_type.node.supported_architectures, "arm64") ? "arm64" : "amd64"
 }
 
+# Ubuntu 24.04 from Canonical's public SSM parameters rather than by owner
+# ID: Canonical's account ID differs in GovCloud and China, where an owner
+# filter finds nothing.
+data "aws_ssm_parameter" "ubuntu_ami" {
+  name = "/aws/service/canonical/ubuntu/server/24.04/stable/current/${local.arch}/hvm/ebs-gp3/ami-id"
+}
+
 data "aws_ami" "ubuntu" {
-  most_recent = true
-  owners      = ["099720109477"] # Canonical
   filter {
-    name   = "name"
-    values = ["ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-${local.arch}-server-*"]
-  }
-  filter {
-    name   = "architecture"
-    values = [local.arch == "arm64" ? "arm64" : "x86_64"]
-  }
-  filter {
-    name   = "virtualization-type"
-    values = ["hvm"]
+    name   = "image-id"
+    values = [data.aws_ssm_parameter.ubuntu_ami.insecure_value]
   }
 }
 
@@ -39,16 +36,36 @@ locals {
   control_plane_endpoint          = local.control_plane_endpoint_override != "" ? local.control_plane_endpoint_override : aws_instance.control_plane[0].private_ip
 }
 
+# relay: a nonce per provision in the relay's SSM path (the instances write
+# those parameters, so they are not in Terraform's state and outlive a
+# destroy until the plugin deletes the path), and when the machines were
+# created, from which the plugin bounds its wait for their bootstrap. Both
+# are fixed at creation.
+resource "terraform_data" "relay" {
+  input = {
+    nonce      = substr(replace(uuid(), "-", ""), 0, 12)
+    created_at = timestamp()
+  }
+  lifecycle {
+    ignore_changes = [input]
+  }
+}
+
 module "control_plane_user_data" {
   source = "../bootstrap"
   count  = var.control_plane_count
 
   cluster_id            = var.cluster_id
+  relay_nonce           = terraform_data.relay.output.nonce
   region                = var.region
   role                  = "control-plane"
+  arch                  = local.arch
   index                 = count.index
   kubernetes_version    = var.kubernetes_version
+  kubernetes_patch      = var.kubernetes_patch
   endpoint_override     = local.control_plane_endpoint_override
+  public_endpoint       = aws_lb.public.dns_name
+  kubeconfig_kms_key    = aws_kms_key.kubeconfig.arn
   untaint_control_plane = var.node_count == 0
   poll_interval_seconds = var.poll_interval_seconds
   wait_timeout_seconds  = var.wait_timeout_seconds
@@ -58,9 +75,12 @@ module "worker_user_data" {
   source = "../bootstrap"
 
   cluster_id            = var.cluster_id
+  relay_nonce           = terraform_data.relay.output.nonce
   region                = var.region
   role                  = "worker"
+  arch                  = local.arch
   kubernetes_version    = var.kubernetes_version
+  kubernetes_patch      = var.kubernetes_patch
   poll_interval_seconds = var.poll_interval_seconds
   wait_timeout_seconds  = var.wait_timeout_seconds
 }

@@ -39,8 +39,14 @@ variable "instance_type" {
 }
 
 variable "kubernetes_version" {
-  description = "Kubernetes minor version, e.g. 1.33."
+  description = "Kubernetes minor version, e.g. 1.36."
   type        = string
+}
+
+variable "kubernetes_patch" {
+  description = "Exact Kubernetes release the nodes install, e.g. 1.36.2; empty for the minor's newest."
+  type        = string
+  default     = ""
 }
 
 variable "vpc_id" {
@@ -51,6 +57,25 @@ variable "vpc_id" {
 variable "private_subnet_ids" {
   description = "Private subnets the nodes and the internal NLB go in; control-plane members are spread over them."
   type        = list(string)
+}
+
+variable "vpc_cidr" {
+  description = "IPv4 CIDR of the VPC: the public NLB forwards to the control planes inside it."
+  type        = string
+}
+
+variable "public_subnet_ids" {
+  description = "Public subnets the internet-facing API load balancer goes in."
+  type        = list(string)
+}
+
+variable "api_allowed_cidrs" {
+  description = "IPv4 CIDRs allowed to reach the Kubernetes API through the public NLB. No default: 0.0.0.0/0 must be asked for."
+  type        = list(string)
+  validation {
+    condition     = length(var.api_allowed_cidrs) >= 1 && alltrue([for c in var.api_allowed_cidrs : can(cidrhost(c, 0))])
+    error_message = "api_allowed_cidrs must list at least one IPv4 CIDR, such as the management side's egress address 203.0.113.7/32."
+  }
 }
 
 variable "control_plane_security_group_id" {

@@ -1,6 +1,7 @@
 # An EKS cluster with one managed node group and an IAM OIDC provider (for
-# IAM roles for service accounts). The API endpoint is public, so KubeOpera
-# can reach it, and private, so nodes stay inside the VPC. The identity that
+# IAM roles for service accounts). The API endpoint is public (open to
+# public_access_cidrs only), so KubeOpera can reach it, and private, so
+# nodes stay inside the VPC; both are inputs. The identity that
 # runs Terraform becomes cluster admin through an access entry.
 
 data "aws_partition" "current" {}
@@ -19,8 +20,9 @@ data "aws_iam_policy_document" "cluster_assume" {
   }
 }
 
+# IAM names are account-wide: name_prefix adds a random suffix.
 resource "aws_iam_role" "cluster" {
-  name               = "${var.name}-eks"
+  name_prefix        = "ko-eks-"
   assume_role_policy = data.aws_iam_policy_document.cluster_assume.json
 }
 
@@ -36,8 +38,9 @@ resource "aws_eks_cluster" "this" {
 
   vpc_config {
     subnet_ids              = var.control_plane_subnet_ids
-    endpoint_private_access = true
-    endpoint_public_access  = true
+    endpoint_private_access = var.endpoint_private_access
+    endpoint_public_access  = var.endpoint_public_access
+    public_access_cidrs     = var.endpoint_public_access ? var.public_access_cidrs : null
   }
 
   access_config {
@@ -65,7 +68,7 @@ data "aws_iam_policy_document" "node_assume" {
 }
 
 resource "aws_iam_role" "node" {
-  name               = "${var.name}-node"
+  name_prefix        = "ko-eks-node-"
   assume_role_policy = data.aws_iam_policy_document.node_assume.json
 }
 

@@ -4,7 +4,7 @@ variable "name" {
 }
 
 variable "kubernetes_version" {
-  description = "Kubernetes minor version of the cluster and its node group, e.g. 1.33."
+  description = "Kubernetes minor version of the cluster and its node group, e.g. 1.36."
   type        = string
 }
 
@@ -34,4 +34,23 @@ variable "node_count" {
 variable "instance_type" {
   description = "EC2 instance type of the nodes, e.g. t3.medium; arm64 types get the arm64 AL2023 image."
   type        = string
+}
+
+variable "endpoint_public_access" {
+  description = "Whether the API has a public endpoint (open to public_access_cidrs); KubeOpera needs it unless it runs inside the VPC."
+  type        = bool
+}
+
+variable "endpoint_private_access" {
+  description = "Whether the API has a private endpoint inside the VPC, which the nodes then use."
+  type        = bool
+}
+
+variable "public_access_cidrs" {
+  description = "IPv4 CIDRs allowed to reach the public endpoint. No default: 0.0.0.0/0 must be asked for."
+  type        = list(string)
+  validation {
+    condition     = alltrue([for c in var.public_access_cidrs : can(cidrhost(c, 0))])
+    error_message = "public_access_cidrs must be IPv4 CIDRs such as 203.0.113.0/24."
+  }
 }

@@ -1,0 +1,55 @@
+package tfmodules
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// docs/aws.md's IAM policy is valid JSON and grants what the modules and
+// the plugins call beyond plain resource CRUD: passing the node and cluster
+// roles, service-linked roles, EKS's OIDC provider, the relay's cleanup,
+// the public Ubuntu image parameter and Validate's describe calls. Its
+// role ARNs match the names the modules give their roles.
+func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/aws.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```json\n(.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/aws.md has no json policy block")
+	}
+	var policy struct {
+		Statement []struct {
+			Action   any
+			Resource any
+		}
+	}
+	if err := json.Unmarshal(m[1], &policy); err != nil {
+		t.Fatalf("the policy in docs/aws.md is not valid JSON: %v", err)
+	}
+	granted := string(m[1])
+	for _, action := range []string{"iam:PassRole", "iam:CreateServiceLinkedRole", "iam:CreateOpenIDConnectProvider",
+		"ssm:GetParametersByPath", "ssm:DeleteParameters", "eks:DescribeClusterVersions", "ec2:Describe*",
+		"elasticloadbalancing:SetSecurityGroups", "kms:CreateKey", "kms:Decrypt", "arn:aws:ssm:*::parameter/aws/service/canonical/*"} {
+		if !strings.Contains(granted, `"`+action+`"`) {
+			t.Errorf("the documented policy does not grant %s", action)
+		}
+	}
+	_, iamPrefix := local(t, computeModule(t), "iam_prefix")
+	for _, f := range []string{"modules/compute/iam.tf", "modules/eks/main.tf"} {
+		src, err := embedded.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range regexp.MustCompile(`name_prefix\s*=\s*"([^"]*)"`).FindAllStringSubmatch(string(src), -1) {
+			name := strings.ReplaceAll(p[1], "${local.iam_prefix}", strings.Trim(iamPrefix, `"`))
+			if !strings.HasPrefix(name, "ko-") {
+				t.Errorf("%s: name_prefix %q is outside the policy's role/ko-* scope", f, p[1])
+			}
+		}
+	}
+}
