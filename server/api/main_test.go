@@ -41,6 +41,10 @@ func TestMain(m *testing.M) {
 	}
 	pluginDir = dir
 	code := 1
+	// A file that is not a plugin, which GET /providers lists as skipped.
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("plugins go here\n"), 0o644); err != nil {
+		panic(err)
+	}
 	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	} else {

@@ -76,6 +76,8 @@ func obj(props map[string]string, required ...string) map[string]any {
 	p := map[string]any{}
 	for name, typ := range props {
 		switch {
+		case typ == "[]string":
+			p[name] = map[string]any{"type": "array", "items": map[string]string{"type": "string"}}
 		case strings.HasPrefix(typ, "[]"):
 			p[name] = map[string]any{"type": "array", "items": ref(typ[2:])}
 		case strings.HasPrefix(typ, "#"):
@@ -99,7 +101,7 @@ var schemas = map[string]any{
 		"fields": "[]FieldProblem"}),
 	"FieldProblem": obj(map[string]string{"field": "string", "message": "string"}),
 	"Cluster": obj(map[string]string{"id": "string", "name": "string", "provider": "string", "region": "string",
-		"source": "string", "is_host": "boolean", "status": "string", "message": "string", "kubernetes_version": "string",
+		"source": "string", "plugin": "string", "is_host": "boolean", "status": "string", "message": "string", "kubernetes_version": "string",
 		"node_count": "integer", "ready_node_count": "integer", "cluster_uid": "string", "credential_id": "string",
 		"created_at": "string", "updated_at": "string", "badge": "string", "nodes": "[]Node", "nodesError": "string"}),
 	"Node": obj(map[string]string{"name": "string", "ready": "boolean", "version": "string"}),
@@ -122,15 +124,20 @@ var schemas = map[string]any{
 	"SetupAdmin":          obj(map[string]string{"id": "string", "email": "string", "username": "string", "createdAt": "string"}),
 	"RegisterSelfRequest": obj(map[string]string{"name": "string"}),
 	"Provider": obj(map[string]string{"name": "string", "displayName": "string", "cloud": "string", "availability": "string",
-		"version": "string", "schema": "[]InputField"}),
-	"InputField": obj(map[string]string{"name": "string", "type": "string", "default": "string", "required": "boolean",
-		"secret": "boolean", "help": "string"}),
-	"ProviderList": obj(map[string]string{"items": "[]Provider"}),
+		"version": "string", "topologies": "[]string", "capabilities": "[]string", "regionInput": "string",
+		"schema": "[]InputField", "credentialKinds": "[]CredentialKind", "health": "string", "lastError": "string"}),
+	"InputField": obj(map[string]string{"name": "string", "type": "string", "label": "string", "description": "string",
+		"order": "integer", "group": "string", "default": "string", "required": "boolean", "secret": "boolean",
+		"allowed": "[]string", "min": "integer", "max": "integer", "pattern": "string", "multiline": "boolean",
+		"credentialKinds": "[]string", "help": "string"}),
+	"CredentialKind": obj(map[string]string{"name": "string", "displayName": "string", "help": "string",
+		"fields": "[]InputField", "last4Field": "string"}),
+	"SkippedPlugin": obj(map[string]string{"path": "string", "reason": "string", "detail": "string"}),
+	"ProviderList":  obj(map[string]string{"items": "[]Provider", "skipped": "[]SkippedPlugin"}),
 	"Credential": obj(map[string]string{"id": "string", "label": "string", "kind": "string", "key_id": "string",
 		"last4": "string", "created_by": "string", "created_at": "string", "updated_at": "string"}),
-	"CredentialList": obj(map[string]string{"items": "[]Credential"}),
-	"CredentialRequest": obj(map[string]string{"label": "string", "kind": "string", "accessKeyId": "string",
-		"secretAccessKey": "string", "roleArn": "string", "externalId": "string", "sourceCredentialRef": "string"}, "label", "kind"),
+	"CredentialList":    obj(map[string]string{"items": "[]Credential"}),
+	"CredentialRequest": obj(map[string]string{"label": "string", "kind": "string", "fields": "map"}, "label", "kind"),
 }
 
 func (s *server) serveOpenAPI(c *fiber.Ctx) error {

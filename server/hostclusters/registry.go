@@ -27,6 +27,8 @@ const (
 	ConnectExisting  Mode = "connect_existing"
 	ProvisionVanilla Mode = "provision_vanilla"
 	ProvisionEKS     Mode = "provision_eks"
+	// Provision is a cluster made by any other provider plugin.
+	Provision Mode = "provision"
 )
 
 // Spec is what the server asks the controller to do for one cluster.

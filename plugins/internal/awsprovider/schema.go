@@ -53,8 +53,9 @@ func Schema(o Options) []sdk.InputField {
 			Help: "EC2 instance type of every node, e.g. t3.medium"},
 		sdk.InputField{Name: "kubernetesVersion", Type: sdk.String, Default: o.KubernetesVersions[0],
 			Allowed: o.KubernetesVersions, Help: "Kubernetes minor version"},
-		sdk.InputField{Name: "credentialRef", Type: sdk.String, Required: true,
-			Help: "ID of a stored AWS cloud credential (Settings > Cloud credentials)"},
+		sdk.InputField{Name: "credentialRef", Type: sdk.CredentialRef, Required: true,
+			CredentialKinds: []string{"access_key", "assume_role"},
+			Help:            "ID of a stored AWS cloud credential (Settings > Cloud credentials)"},
 	)
 	return fields
 }
