@@ -81,10 +81,29 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if credRef != "" {
 		row.CredentialID = &credRef
 	}
-	spec := hostclusters.Spec{Mode: mode, Provider: info.Cloud, Region: region,
-		Plugin: r.Provider, Topology: r.Topology, Inputs: inputs, CredentialRef: credRef}
+	plain, secret := splitSecretInputs(info.Schema, inputs)
+	spec := hostclusters.Spec{Mode: mode, Provider: info.Cloud, Region: region, Plugin: r.Provider,
+		Topology: r.Topology, Inputs: plain, SecretInputs: secret, CredentialRef: credRef}
 	r.apply(&spec)
 	return s.createAndHandOver(c, row, spec)
+}
+
+// splitSecretInputs takes the inputs the schema declares secret out of
+// inputs: they are kept in a Secret, never in the HostCluster.
+func splitSecretInputs(schema []sdk.InputField, inputs map[string]string) (plain, secret map[string]string) {
+	plain, secret = map[string]string{}, map[string]string{}
+	isSecret := map[string]bool{}
+	for _, f := range schema {
+		isSecret[f.Name] = f.Secret
+	}
+	for k, v := range inputs {
+		if isSecret[k] {
+			secret[k] = v
+		} else {
+			plain[k] = v
+		}
+	}
+	return plain, secret
 }
 
 // inputCredential resolves the stored credential the provider's

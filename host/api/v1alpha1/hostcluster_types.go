@@ -54,9 +54,14 @@ type Provisioning struct {
 	// +optional
 	NodeCount *int32 `json:"nodeCount,omitempty"`
 	// Inputs are every input passed to the plugin, as validated against its
-	// schema (defaults filled in).
+	// schema (defaults filled in), except the secret ones.
 	// +optional
 	Inputs map[string]string `json:"inputs,omitempty"`
+	// SecretInputsRef names the Secret (in this namespace) holding the
+	// inputs the plugin declares secret, one key per input; the controller
+	// adds them to Inputs only when it calls the plugin.
+	// +optional
+	SecretInputsRef string `json:"secretInputsRef,omitempty"`
 }
 
 // HostClusterSpec is what KubeOpera was asked to do for one cluster.
