@@ -43,7 +43,7 @@ func buildOpenAPI() []byte {
 		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]string{"type": "http", "scheme": "bearer"}},
-			"schemas":         schemas,
+			"schemas":         allSchemas(),
 		},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
@@ -76,8 +76,6 @@ func obj(props map[string]string, required ...string) map[string]any {
 	p := map[string]any{}
 	for name, typ := range props {
 		switch {
-		case typ == "[]string":
-			p[name] = map[string]any{"type": "array", "items": map[string]string{"type": "string"}}
 		case strings.HasPrefix(typ, "[]"):
 			p[name] = map[string]any{"type": "array", "items": ref(typ[2:])}
 		case strings.HasPrefix(typ, "#"):
@@ -123,21 +121,19 @@ var schemas = map[string]any{
 	"SetupAdminRequest":   obj(map[string]string{"email": "string", "username": "string", "password": "string"}, "email", "username", "password"),
 	"SetupAdmin":          obj(map[string]string{"id": "string", "email": "string", "username": "string", "createdAt": "string"}),
 	"RegisterSelfRequest": obj(map[string]string{"name": "string"}),
-	"Provider": obj(map[string]string{"name": "string", "displayName": "string", "cloud": "string", "availability": "string",
-		"version": "string", "topologies": "[]string", "capabilities": "[]string", "regionInput": "string",
-		"schema": "[]InputField", "credentialKinds": "[]CredentialKind", "health": "string", "lastError": "string"}),
-	"InputField": obj(map[string]string{"name": "string", "type": "string", "label": "string", "description": "string",
-		"order": "integer", "group": "string", "default": "string", "required": "boolean", "secret": "boolean",
-		"allowed": "[]string", "min": "integer", "max": "integer", "pattern": "string", "multiline": "boolean",
-		"credentialKinds": "[]string", "help": "string"}),
-	"CredentialKind": obj(map[string]string{"name": "string", "displayName": "string", "help": "string",
-		"fields": "[]InputField", "last4Field": "string"}),
-	"SkippedPlugin": obj(map[string]string{"path": "string", "reason": "string", "detail": "string"}),
-	"ProviderList":  obj(map[string]string{"items": "[]Provider", "skipped": "[]SkippedPlugin"}),
-	"Credential": obj(map[string]string{"id": "string", "label": "string", "kind": "string", "key_id": "string",
-		"last4": "string", "created_by": "string", "created_at": "string", "updated_at": "string"}),
-	"CredentialList":    obj(map[string]string{"items": "[]Credential"}),
-	"CredentialRequest": obj(map[string]string{"label": "string", "kind": "string", "fields": "map"}, "label", "kind"),
+}
+
+// allSchemas is the hand-written schemas with the generated ones in place
+// of those of the same name.
+func allSchemas() map[string]any {
+	out := make(map[string]any, len(schemas))
+	for k, v := range schemas {
+		out[k] = v
+	}
+	for k, v := range generatedSchemas() {
+		out[k] = v
+	}
+	return out
 }
 
 func (s *server) serveOpenAPI(c *fiber.Ctx) error {
