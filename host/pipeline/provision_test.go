@@ -116,7 +116,7 @@ func sealedCredential(t *testing.T, id string, user fakeaws.Principal) credresol
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = st.CreateCredential(ctx, &store.Credential{ID: id, Label: id, Kind: store.CredentialKindAccessKey,
+	err = st.CreateCredential(ctx, &store.Credential{ID: id, Label: id, Kind: "access_key",
 		Ciphertext: sealed, KeyID: keyID, Last4: user.AccessKeyID[16:], CreatedBy: "test"})
 	if err != nil {
 		t.Fatal(err)

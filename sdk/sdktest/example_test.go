@@ -34,3 +34,17 @@ func TestReadmeShowsTheTestedExample(t *testing.T) {
 		t.Fatalf("sdk/README.md does not contain examples/minimal/main.go verbatim; paste the file into the README again")
 	}
 }
+
+func TestReadmeShowsTheHelloExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../examples/hello/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```go\n"+string(src)+"```") {
+		t.Fatalf("sdk/README.md does not contain examples/hello/main.go verbatim; paste the file into the README again")
+	}
+}
