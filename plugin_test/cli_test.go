@@ -107,6 +107,9 @@ func TestPluginsListTable(t *testing.T) {
 		t.Fatalf("want a header, 4 plugins and 1 skipped line, got:\n%s", stdout)
 	}
 	for _, l := range lines[1:5] {
+		if !strings.Contains(l, " ok ") {
+			t.Errorf("row lacks the health: %q", l)
+		}
 		if !strings.Contains(l, " v1 ") {
 			t.Errorf("row lacks the protocol: %q", l)
 		}
@@ -140,5 +143,24 @@ func assertNoProcessRunsFrom(t *testing.T, dir string) {
 		if err == nil && strings.HasPrefix(target, dir) {
 			t.Errorf("process %s still runs %s", filepath.Dir(exe), target)
 		}
+	}
+}
+
+func TestPluginsInspectShowsSchemaAndCredentialKinds(t *testing.T) {
+	dir := pluginDir(t, "aws-vanilla")
+	stdout, stderr, code := runCLI(t, "plugins", "inspect", "aws-vanilla", "--plugin-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"capabilities: validate, provision", "region input: region",
+		"credentialRef", "credential (access_key|assume_role)", "credential kind access_key",
+		"secretAccessKey", "string (secret)", "credential kind assume_role", "one of "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, stdout)
+		}
+	}
+	_, stderr, code = runCLI(t, "plugins", "inspect", "nope", "--plugin-dir", dir)
+	if code == 0 || !strings.Contains(stderr, `no provider plugin "nope"`) {
+		t.Errorf("unknown plugin: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -55,19 +55,55 @@ func TestSIGKILLDuringCallRestartsPluginAndNextCallSucceeds(t *testing.T) {
 	}
 }
 
-func TestPanicIsReportedWithItsStack(t *testing.T) {
+func TestPanicFailsOnlyItsCallAndLogsTheStack(t *testing.T) {
 	h, logs := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture")})
 	p, _ := h.Provider("fixture")
+	before := pidOf(t, h, "fixture")
 	_, err := p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "panic"})
-	if !sdk.IsRetryable(err) || !strings.Contains(err.Error(), "panic: fixture asked to panic") {
-		t.Fatalf("Status(panic) = %v, want a retryable crash error quoting the panic", err)
+	if sdk.KindOf(err) != sdk.KindInternal || sdk.IsRetryable(err) ||
+		!strings.Contains(err.Error(), "plugin panicked in Status: fixture asked to panic") {
+		t.Fatalf("Status(panic) = %v (kind %q), want an internal error quoting the panic", err, sdk.KindOf(err))
 	}
 	if _, err := p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "ok"}); err != nil {
 		t.Fatalf("call after the panic: %v", err)
 	}
-	log := logs.String()
-	if !strings.Contains(log, "provider fixture crashed") || !strings.Contains(log, "goroutine ") {
-		t.Errorf("host log lacks the crash and its stack:\n%s", log)
+	if after := pidOf(t, h, "fixture"); after.PID != before.PID || after.Restarts != 0 || after.Health != plugin.Healthy {
+		t.Errorf("after one panic: pid %d (was %d), restarts %d, health %s; want the same process, healthy",
+			after.PID, before.PID, after.Restarts, after.Health)
+	}
+	if log := logs.String(); !strings.Contains(log, "panic in Status") || !strings.Contains(log, "goroutine ") {
+		t.Errorf("host log lacks the panic and its stack:\n%s", log)
+	}
+}
+
+func TestPluginThatKeepsPanickingIsDegradedAndBackedOff(t *testing.T) {
+	h, _ := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture"), MinBackoff: 2 * time.Second, DegradedAfter: 3})
+	p, _ := h.Provider("fixture")
+	for range 3 {
+		if _, err := p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "panic"}); sdk.KindOf(err) != sdk.KindInternal {
+			t.Fatalf("Status(panic) = %v, want an internal error", err)
+		}
+	}
+	got := pidOf(t, h, "fixture")
+	if got.Health != plugin.Degraded || !strings.Contains(got.LastError, "3 failures in a row") ||
+		!strings.Contains(got.LastError, "fixture asked to panic") {
+		t.Fatalf("after 3 panics: health %q, last error %q; want degraded with the panic", got.Health, got.LastError)
+	}
+	start := time.Now()
+	_, err := p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "ok"})
+	if !sdk.IsRetryable(err) || !strings.Contains(err.Error(), "degraded") || time.Since(start) > time.Second {
+		t.Fatalf("call while backing off = %v after %v, want an immediate retryable refusal", err, time.Since(start))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err = p.Status(ctxTimeout(t, 20*time.Second), sdk.StatusRequest{OperationID: "ok"})
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil || pidOf(t, h, "fixture").Health != plugin.Healthy {
+		t.Fatalf("after the backoff: %v, health %s; want the call through and the plugin healthy again", err, pidOf(t, h, "fixture").Health)
 	}
 }
 

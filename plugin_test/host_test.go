@@ -28,6 +28,9 @@ func openHost(t *testing.T, opts plugin.Options) (*plugin.Host, *testlog.Buffer)
 	if opts.MinBackoff == 0 {
 		opts.MinBackoff = 50 * time.Millisecond
 	}
+	if opts.PassEnv == nil {
+		opts.PassEnv = []string{"FIXTURE_*"}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	h, err := plugin.Open(ctx, opts)

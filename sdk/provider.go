@@ -58,17 +58,6 @@ const (
 	Soon Availability = "SOON"
 )
 
-// FieldType is the type of an input value. Values always travel as strings;
-// the type says how the host and the dashboard parse and render them.
-type FieldType string
-
-// The input field types.
-const (
-	String FieldType = "string"
-	Int    FieldType = "int"
-	Bool   FieldType = "bool"
-)
-
 // Capability names a lifecycle call a provider implements. The conformance
 // kit checks that calls without a declared capability answer Unimplemented
 // or FailedPrecondition.
@@ -82,23 +71,6 @@ const (
 	CapKubeconfig Capability = "kubeconfig"
 	CapDestroy    Capability = "destroy"
 )
-
-// InputField describes one input a provider takes.
-type InputField struct {
-	// Name is the key in the inputs map, e.g. "nodeCount".
-	Name string
-	Type FieldType
-	// Default is used when the input is absent. Empty means no default.
-	Default string
-	// Required inputs without a default must be supplied.
-	Required bool
-	// Secret inputs are masked by the dashboard and never logged.
-	Secret bool
-	// Allowed, when not empty, lists every value the field accepts.
-	Allowed []string
-	// Help is a sentence shown next to the field.
-	Help string
-}
 
 // Info describes a provider.
 type Info struct {
@@ -119,6 +91,21 @@ type Info struct {
 	ProtocolVersion int
 	Schema          []InputField
 	Capabilities    []Capability
+	// RegionInput names the input of Schema that holds the region (or
+	// location, or data centre) the cluster runs in; KubeOpera records its
+	// value as the cluster's region. Empty when the provider has none.
+	RegionInput string
+	// CredentialKinds are the kinds of stored credential this provider
+	// accepts. KubeOpera's credential store accepts any kind a loaded
+	// plugin declares, checks it against the declaration and seals it; an
+	// input of type CredentialRef then names one.
+	CredentialKinds []CredentialKind
+	// ClusterSource is what KubeOpera records as the source of the clusters
+	// this provider creates. Leave it empty: the cluster is recorded as
+	// "provisioned" together with the plugin's name. KubeOpera's own AWS
+	// plugins set the product's historical sources (provisioned_vanilla,
+	// provisioned_eks); any other value is treated as empty.
+	ClusterSource string
 }
 
 // Has reports whether the provider declares capability c.

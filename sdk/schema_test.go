@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -11,6 +12,9 @@ func TestCheckInputs(t *testing.T) {
 		{Name: "nodeCount", Type: Int, Default: "2"},
 		{Name: "spot", Type: Bool},
 		{Name: "version", Type: String, Default: "1.33", Allowed: []string{"1.32", "1.33"}},
+		{Name: "disk", Type: Int, Min: Bound(10), Max: Bound(100)},
+		{Name: "zone", Type: String, Pattern: `[a-z]+-[0-9]`},
+		{Name: "token", Type: String, Secret: true, Pattern: `tok_[a-z]+`},
 	}
 	cases := []struct {
 		name   string
@@ -23,6 +27,11 @@ func TestCheckInputs(t *testing.T) {
 		{"int that is not a number", map[string]string{"region": "r", "nodeCount": "two"}, []string{"inputs.nodeCount"}},
 		{"bool that is not a bool", map[string]string{"region": "r", "spot": "maybe"}, []string{"inputs.spot"}},
 		{"value not allowed", map[string]string{"region": "r", "version": "1.20"}, []string{"inputs.version"}},
+		{"number below min", map[string]string{"region": "r", "disk": "9"}, []string{"inputs.disk"}},
+		{"number above max", map[string]string{"region": "r", "disk": "101"}, []string{"inputs.disk"}},
+		{"number at the bounds", map[string]string{"region": "r", "disk": "100"}, nil},
+		{"pattern must match in full", map[string]string{"region": "r", "zone": "fsn-1x"}, []string{"inputs.zone"}},
+		{"pattern matched", map[string]string{"region": "r", "zone": "fsn-1"}, nil},
 		{"unknown keys sorted", map[string]string{"region": "r", "zz": "1", "aa": "2"}, []string{"inputs.aa", "inputs.zz"}},
 		{"every problem at once", map[string]string{"nodeCount": "x", "spot": "y"},
 			[]string{"inputs.region", "inputs.nodeCount", "inputs.spot"}},
@@ -40,6 +49,25 @@ func TestCheckInputs(t *testing.T) {
 				t.Errorf("fields = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestSecretValueIsNeverRepeated(t *testing.T) {
+	schema := []InputField{{Name: "token", Type: String, Secret: true, Pattern: `tok_[a-z]+`}}
+	errs := CheckInputs(schema, map[string]string{"token": "hunter2-secret"})
+	if len(errs) != 1 || strings.Contains(errs[0].Message, "hunter2") {
+		t.Errorf("errors = %v, want one that does not quote the secret", errs)
+	}
+}
+
+func TestCheckCredentialAllowsKindAndNamesCredentialFields(t *testing.T) {
+	kind := CredentialKind{Name: "token", Fields: []InputField{{Name: "token", Type: String, Required: true, Secret: true}}}
+	if errs := CheckCredential(kind, map[string]string{"kind": "token", "token": "t"}); len(errs) != 0 {
+		t.Errorf("valid credential: %v", errs)
+	}
+	errs := CheckCredential(kind, map[string]string{"kind": "token"})
+	if len(errs) != 1 || errs[0].Field != "credentials.token" {
+		t.Errorf("missing field: %v", errs)
 	}
 }
 

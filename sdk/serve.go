@@ -1,14 +1,20 @@
 package sdk
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Handshake is the go-plugin handshake every KubeOpera plugin and host share.
@@ -44,9 +50,27 @@ func Serve(p Provider) {
 		VersionedPlugins: map[int]plugin.PluginSet{
 			ProtocolVersion: {pluginName: &providerPlugin{impl: p}},
 		},
-		GRPCServer: plugin.DefaultGRPCServer,
-		Logger:     logger,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, grpc.ChainUnaryInterceptor(recoverPanics))...)
+		},
+		Logger: logger,
 	})
+}
+
+// recoverPanics turns a panic in a call into an internal error for that
+// call, with the stack in the plugin's log, so one bad request does not take
+// down every other call in flight. The host counts such failures and backs
+// off a plugin that keeps failing.
+func recoverPanics(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			method := path.Base(info.FullMethod)
+			logger.Error("panic in "+method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = withOrigin(status.New(codes.Internal,
+				fmt.Sprintf("plugin panicked in %s: %v (the stack is in the plugin's log)", method, r)), nil)
+		}
+	}()
+	return next(ctx, req)
 }
 
 // ClientConfig returns the go-plugin client configuration a host uses to

@@ -110,9 +110,10 @@ var availabilityToProto = map[Availability]pb.Availability{
 }
 
 var fieldTypeToProto = map[FieldType]pb.FieldType{
-	String: pb.FieldType_FIELD_TYPE_STRING,
-	Int:    pb.FieldType_FIELD_TYPE_INT,
-	Bool:   pb.FieldType_FIELD_TYPE_BOOL,
+	String:        pb.FieldType_FIELD_TYPE_STRING,
+	Int:           pb.FieldType_FIELD_TYPE_INT,
+	Bool:          pb.FieldType_FIELD_TYPE_BOOL,
+	CredentialRef: pb.FieldType_FIELD_TYPE_CREDENTIAL,
 }
 
 var stateToProto = map[State]pb.State{
@@ -157,11 +158,11 @@ func infoToProto(i Info) *pb.Info {
 		SdkVersion:      i.SDKVersion,
 		ProtocolVersion: int32(i.ProtocolVersion),
 	}
-	for _, f := range i.Schema {
-		out.Schema = append(out.Schema, &pb.InputField{
-			Name: f.Name, Type: fieldTypeToProto[f.Type], Default: f.Default,
-			Required: f.Required, Secret: f.Secret, Allowed: f.Allowed, Help: f.Help,
-		})
+	out.RegionInput, out.ClusterSource = i.RegionInput, i.ClusterSource
+	out.Schema = fieldsToProto(i.Schema)
+	for _, k := range i.CredentialKinds {
+		out.CredentialKinds = append(out.CredentialKinds, &pb.CredentialKind{Name: k.Name, DisplayName: k.DisplayName,
+			Help: k.Help, Fields: fieldsToProto(k.Fields), Last4Field: k.Last4Field})
 	}
 	for _, c := range i.Capabilities {
 		out.Capabilities = append(out.Capabilities, string(c))
@@ -180,14 +181,40 @@ func infoFromProto(p *pb.Info) Info {
 		SDKVersion:      p.GetSdkVersion(),
 		ProtocolVersion: int(p.GetProtocolVersion()),
 	}
-	for _, f := range p.GetSchema() {
-		out.Schema = append(out.Schema, InputField{
-			Name: f.GetName(), Type: fieldTypeFromProto[f.GetType()], Default: f.GetDefault(),
-			Required: f.GetRequired(), Secret: f.GetSecret(), Allowed: f.GetAllowed(), Help: f.GetHelp(),
-		})
+	out.RegionInput, out.ClusterSource = p.GetRegionInput(), p.GetClusterSource()
+	out.Schema = fieldsFromProto(p.GetSchema())
+	for _, k := range p.GetCredentialKinds() {
+		out.CredentialKinds = append(out.CredentialKinds, CredentialKind{Name: k.GetName(), DisplayName: k.GetDisplayName(),
+			Help: k.GetHelp(), Fields: fieldsFromProto(k.GetFields()), Last4Field: k.GetLast4Field()})
 	}
 	for _, c := range p.GetCapabilities() {
 		out.Capabilities = append(out.Capabilities, Capability(c))
+	}
+	return out
+}
+
+func fieldsToProto(fields []InputField) []*pb.InputField {
+	var out []*pb.InputField
+	for _, f := range fields {
+		out = append(out, &pb.InputField{
+			Name: f.Name, Type: fieldTypeToProto[f.Type], Default: f.Default,
+			Required: f.Required, Secret: f.Secret, Allowed: f.Allowed, Help: f.Help,
+			Label: f.Label, Description: f.Description, Order: int32(f.Order), Group: f.Group,
+			Min: f.Min, Max: f.Max, Pattern: f.Pattern, Multiline: f.Multiline, CredentialKinds: f.CredentialKinds,
+		})
+	}
+	return out
+}
+
+func fieldsFromProto(fields []*pb.InputField) []InputField {
+	var out []InputField
+	for _, f := range fields {
+		out = append(out, InputField{
+			Name: f.GetName(), Type: fieldTypeFromProto[f.GetType()], Default: f.GetDefault(),
+			Required: f.GetRequired(), Secret: f.GetSecret(), Allowed: f.GetAllowed(), Help: f.GetHelp(),
+			Label: f.GetLabel(), Description: f.GetDescription(), Order: int(f.GetOrder()), Group: f.GetGroup(),
+			Min: f.Min, Max: f.Max, Pattern: f.GetPattern(), Multiline: f.GetMultiline(), CredentialKinds: f.GetCredentialKinds(),
+		})
 	}
 	return out
 }

@@ -17,7 +17,7 @@ import (
 
 func newPluginsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "plugins", Short: "Inspect provider plugins"}
-	cmd.AddCommand(newPluginsListCommand())
+	cmd.AddCommand(newPluginsListCommand(), newPluginsInspectCommand())
 	return cmd
 }
 
@@ -74,6 +74,8 @@ type listedPlugin struct {
 	Capabilities    []string `json:"capabilities"`
 	Path            string   `json:"path"`
 	SHA256          string   `json:"sha256"`
+	Health          string   `json:"health"`
+	LastError       string   `json:"lastError,omitempty"`
 }
 
 func writeListJSON(w io.Writer, plugins []plugin.Plugin, skipped []plugin.Skipped) error {
@@ -93,6 +95,7 @@ func writeListJSON(w io.Writer, plugins []plugin.Plugin, skipped []plugin.Skippe
 			Name: p.Name, DisplayName: p.Info.DisplayName, Cloud: p.Info.Cloud, Version: p.Info.PluginVersion,
 			SDKVersion: p.Info.SDKVersion, ProtocolVersion: p.Info.ProtocolVersion,
 			Availability: string(p.Info.Availability), Capabilities: caps, Path: p.Path, SHA256: p.Checksum,
+			Health: healthOf(p), LastError: p.LastError,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -102,10 +105,10 @@ func writeListJSON(w io.Writer, plugins []plugin.Plugin, skipped []plugin.Skippe
 
 func writeListTable(w io.Writer, plugins []plugin.Plugin, skipped []plugin.Skipped) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tDISPLAY NAME\tVERSION\tPROTOCOL\tAVAILABILITY\tSHA256\tPATH")
+	fmt.Fprintln(tw, "NAME\tDISPLAY NAME\tVERSION\tPROTOCOL\tAVAILABILITY\tHEALTH\tSHA256\tPATH")
 	for _, p := range plugins {
-		fmt.Fprintf(tw, "%s\t%s\t%s\tv%d\t%s\t%s\t%s\n", p.Name, p.Info.DisplayName, p.Info.PluginVersion,
-			p.Info.ProtocolVersion, p.Info.Availability, p.Checksum[:12], p.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\tv%d\t%s\t%s\t%s\t%s\n", p.Name, p.Info.DisplayName, p.Info.PluginVersion,
+			p.Info.ProtocolVersion, p.Info.Availability, healthOf(p), p.Checksum[:12], p.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -113,10 +116,22 @@ func writeListTable(w io.Writer, plugins []plugin.Plugin, skipped []plugin.Skipp
 	if len(plugins) == 0 {
 		fmt.Fprintln(w, "no provider plugins loaded")
 	}
+	for _, p := range plugins {
+		if p.Health == plugin.Degraded {
+			fmt.Fprintf(w, "degraded %s: %s\n", p.Name, p.LastError)
+		}
+	}
 	for _, s := range skipped {
 		fmt.Fprintf(w, "skipped %s: %s: %s\n", s.Path, s.Reason, strings.ReplaceAll(s.Detail, "\n", " "))
 	}
 	return nil
+}
+
+func healthOf(p plugin.Plugin) string {
+	if p.Health == "" {
+		return string(plugin.Healthy)
+	}
+	return string(p.Health)
 }
 
 func envOr(key, def string) string {

@@ -98,7 +98,7 @@ func newEnv(t testing.TB, polls int, targetKubeconfig []byte) *env {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: v1.Namespace}}); err != nil {
 		t.Fatal(err)
 	}
-	host, err := plugin.Open(ctx, plugin.Options{Dir: pluginDir, Logger: hclog.NewNullLogger()})
+	host, err := plugin.Open(ctx, plugin.Options{Dir: pluginDir, Logger: hclog.NewNullLogger(), PassEnv: []string{"TESTCLOUD_*"}})
 	if err != nil || len(host.Plugins()) != 1 {
 		t.Fatalf("plugin host: %v %v", err, host.Skipped())
 	}

@@ -43,7 +43,12 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	hc.Status.Phase = v1.PhaseProvisioning
 	op := hc.Annotations[OperationAnnotation]
 	if op == "" {
-		started, err := prov.Provision(ctx, sdk.ProvisionRequest{ClusterID: hc.Name, Inputs: p.Inputs, Credentials: creds})
+		inputs, err := r.callInputs(ctx, hc)
+		if err != nil {
+			hc.Status.Message = err.Error() + "; retrying"
+			return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		}
+		started, err := prov.Provision(ctx, sdk.ProvisionRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds})
 		if err != nil {
 			return nil, r.pluginError(hc, p.Plugin, "Provision", err), nil
 		}

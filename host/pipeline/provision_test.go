@@ -53,7 +53,8 @@ func TestProvisionedClusterConvergesToReady(t *testing.T) {
 	if err := f.c.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	host, err := plugin.Open(ctx, plugin.Options{Dir: plugins, Logger: hclog.NewNullLogger()})
+	host, err := plugin.Open(ctx, plugin.Options{Dir: plugins, Logger: hclog.NewNullLogger(),
+		PassEnv: []string{"AWS_*", "KUBEOPERA_*", "TF_CLI_CONFIG_FILE"}})
 	if err != nil || len(host.Plugins()) != 1 {
 		t.Fatalf("plugin host: %v %v", err, host.Skipped())
 	}
@@ -111,12 +112,12 @@ func sealedCredential(t *testing.T, id string, user fakeaws.Principal) credresol
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, _ := json.Marshal(credresolve.Payload{AccessKeyID: user.AccessKeyID, SecretAccessKey: user.SecretAccessKey})
+	plain, _ := json.Marshal(credresolve.Payload{"accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey})
 	sealed, keyID, err := keys.Seal(plain, []byte(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = st.CreateCredential(ctx, &store.Credential{ID: id, Label: id, Kind: store.CredentialKindAccessKey,
+	err = st.CreateCredential(ctx, &store.Credential{ID: id, Label: id, Kind: "access_key",
 		Ciphertext: sealed, KeyID: keyID, Last4: user.AccessKeyID[16:], CreatedBy: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,15 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait before restarting a crashed
 	// plugin; it doubles with each crash in a row (250ms, 30s).
 	MinBackoff, MaxBackoff time.Duration
+	// PassEnv names host environment variables passed to every plugin on
+	// top of BaseEnv (a trailing * makes a prefix); nil reads
+	// KUBEOPERA_PLUGIN_PASS_ENV. See env.go for all a plugin receives.
+	PassEnv []string
+	// DegradedAfter is how many failures in a row (crashes, panics,
+	// internal errors) mark a plugin degraded (3). A degraded plugin gets
+	// no calls until its backoff has passed; they fail at once with the
+	// last reason instead.
+	DegradedAfter int
 }
 
 // DefaultDir is where plugins are looked for when neither a flag nor
@@ -54,6 +63,12 @@ func (o *Options) defaults() {
 	def(&o.HealthInterval, 10*time.Second)
 	def(&o.MinBackoff, 250*time.Millisecond)
 	def(&o.MaxBackoff, 30*time.Second)
+	if o.PassEnv == nil {
+		o.PassEnv = PassEnvFromHost()
+	}
+	if o.DegradedAfter == 0 {
+		o.DegradedAfter = 3
+	}
 	if o.Logger == nil {
 		o.Logger = hclog.New(&hclog.LoggerOptions{Name: "plugins", Output: os.Stderr, Level: hclog.Info})
 	}
@@ -78,6 +93,10 @@ type Plugin struct {
 	// restarted.
 	PID      int
 	Restarts int
+	// Health is Degraded after repeated failures; LastError then says how
+	// many, when the last was, and why.
+	Health    Health
+	LastError string
 }
 
 // Open discovers the plugins in opts.Dir and starts every one of them in
@@ -97,7 +116,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			started[i], errs[i] = launch(ctx, c, opts.Logger, opts.StartTimeout)
+			started[i], errs[i] = launch(ctx, c, opts)
 		}()
 	}
 	wg.Wait()

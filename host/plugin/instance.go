@@ -32,6 +32,11 @@ type instance struct {
 	restarts  int
 	nextStart time.Time
 	closed    bool
+
+	failures      int // crashes and internal errors in a row
+	lastReason    string
+	lastFailure   time.Time
+	degradedUntil time.Time
 }
 
 // adopt makes p the running process and watches it for exit.
@@ -69,7 +74,10 @@ func (i *instance) exited(p *process) {
 	i.crashes++
 	wait := i.backoff()
 	i.nextStart = time.Now().Add(wait)
-	i.log.Error("provider "+i.cand.Name+" crashed", "stack", p.stderr.crash(), "restart_in", wait.String())
+	crash := p.stderr.crash()
+	first, _, _ := strings.Cut(crash, "\n")
+	i.failed("crashed: " + orDefault(first, "exited"))
+	i.log.Error("provider "+i.cand.Name+" crashed", "stack", crash, "restart_in", wait.String())
 	time.AfterFunc(wait, func() { _, _ = i.get(context.Background()) })
 }
 
@@ -106,10 +114,11 @@ func (i *instance) get(ctx context.Context) (*process, error) {
 		}
 		i.mu.Lock()
 	}
-	p, err := launch(ctx, i.cand, i.host.opts.Logger, i.host.opts.StartTimeout)
+	p, err := launch(ctx, i.cand, i.host.opts)
 	if err != nil {
 		i.crashes++
 		i.nextStart = time.Now().Add(i.backoff())
+		i.failed("restart failed: " + err.Error())
 		i.log.Error("restart failed", "error", err)
 		return nil, err
 	}
@@ -168,6 +177,7 @@ func (i *instance) describe() Plugin {
 		Name: i.cand.Name, Path: i.cand.Path, Checksum: hexSum(i.cand.Checksum),
 		Info: i.info, Restarts: i.restarts,
 	}
+	out.Health, out.LastError = i.health()
 	if i.proc != nil {
 		out.PID = i.proc.pid
 	}

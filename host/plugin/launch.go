@@ -40,12 +40,16 @@ type process struct {
 
 // launch starts c, verifies its checksum, completes the handshake and reads
 // its Info. On failure the process is gone and the error is a *StartError.
-func launch(ctx context.Context, c Candidate, log hclog.Logger, startTimeout time.Duration) (*process, error) {
+// The plugin gets the environment pluginEnv builds, none of the host's own.
+func launch(ctx context.Context, c Candidate, o Options) (*process, error) {
+	log := o.Logger
 	cmd := exec.Command(c.Path)
+	cmd.Env = pluginEnv(c.Name, os.Environ(), o.PassEnv)
 	setParentDeathSignal(cmd)
 	cfg := sdk.ClientConfig(cmd)
+	cfg.SkipHostEnv = true
 	cfg.SecureConfig = &goplugin.SecureConfig{Checksum: c.Checksum, Hash: sha256.New()}
-	cfg.StartTimeout = startTimeout
+	cfg.StartTimeout = o.StartTimeout
 	cfg.Logger = log.Named(c.Name)
 	errTail := newTail(64)
 	cfg.Stderr = errTail

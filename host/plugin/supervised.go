@@ -24,6 +24,9 @@ func (s *Supervised) Name() string { return s.inst.cand.Name }
 
 // call runs fn against the current process within the call deadline.
 func (s *Supervised) call(ctx context.Context, method string, fn func(context.Context, sdk.Provider) error) error {
+	if err := s.inst.refuse(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.inst.host.opts.CallTimeout)
 	defer cancel()
 	p, err := s.inst.get(ctx)
@@ -34,6 +37,9 @@ func (s *Supervised) call(ctx context.Context, method string, fn func(context.Co
 		return sdk.Unavailable("provider %s is not running (%v); retry later", s.Name(), err)
 	}
 	err = fn(ctx, p.provider)
+	if ctx.Err() == nil && !deadlineHit(ctx) && !errors.Is(err, context.Canceled) {
+		s.inst.observe(err)
+	}
 	switch {
 	case err == nil:
 		return nil

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -14,34 +15,64 @@ import (
 var fieldNameRE = regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
 
 func (k *kit) schemaSane(t *testing.T) {
+	checkFields(t, "field", k.info.Schema)
+	for _, kind := range k.info.CredentialKinds {
+		if !fieldNameRE.MatchString(strings.ReplaceAll(kind.Name, "_", "")) || kind.DisplayName == "" || len(kind.Fields) == 0 {
+			t.Errorf("credential kind %q: needs a name of letters, digits and _, a display name and fields", kind.Name)
+		}
+		checkFields(t, "credential kind "+kind.Name+" field", kind.Fields)
+		if kind.Last4Field != "" && !slices.ContainsFunc(kind.Fields, func(f sdk.InputField) bool {
+			return f.Name == kind.Last4Field && !f.Secret
+		}) {
+			t.Errorf("credential kind %q: Last4Field %q is not one of its non-secret fields", kind.Name, kind.Last4Field)
+		}
+	}
+	if k.info.RegionInput != "" && !slices.ContainsFunc(k.info.Schema, func(f sdk.InputField) bool { return f.Name == k.info.RegionInput }) {
+		t.Errorf("Info.RegionInput %q is not an input of the schema", k.info.RegionInput)
+	}
+}
+
+// checkFields checks the declarations of inputs or credential fields.
+func checkFields(t *testing.T, what string, fields []sdk.InputField) {
 	seen := map[string]bool{}
-	for _, f := range k.info.Schema {
+	for _, f := range fields {
+		if f.Type == sdk.CredentialRef && len(f.CredentialKinds) == 0 {
+			t.Errorf("%s %q: a credential reference must name the kinds it accepts (CredentialKinds)", what, f.Name)
+		}
+		if f.Pattern != "" {
+			if _, err := regexp.Compile(f.Pattern); err != nil {
+				t.Errorf("%s %q: pattern does not compile: %v", what, f.Name, err)
+			}
+		}
+		if f.Min != nil && f.Max != nil && *f.Min > *f.Max {
+			t.Errorf("%s %q: Min %d is above Max %d", what, f.Name, *f.Min, *f.Max)
+		}
 		if !fieldNameRE.MatchString(f.Name) {
-			t.Errorf("field %q: name must be lowerCamelCase letters and digits", f.Name)
+			t.Errorf("%s %q: name must be lowerCamelCase letters and digits", what, f.Name)
 		}
 		if seen[f.Name] {
-			t.Errorf("field %q is declared twice", f.Name)
+			t.Errorf("%s %q is declared twice", what, f.Name)
 		}
 		seen[f.Name] = true
-		if f.Type != sdk.String && f.Type != sdk.Int && f.Type != sdk.Bool {
-			t.Errorf("field %q: type %q, want string, int or bool", f.Name, f.Type)
+		if f.Type != sdk.String && f.Type != sdk.Int && f.Type != sdk.Bool && f.Type != sdk.CredentialRef {
+			t.Errorf("%s %q: type %q, want string, int, bool or credential", what, f.Name, f.Type)
 		}
 		if f.Help == "" {
-			t.Errorf("field %q has no help text", f.Name)
+			t.Errorf("%s %q has no help text", what, f.Name)
 		}
 		if f.Secret && f.Default != "" {
-			t.Errorf("field %q is secret but has a default", f.Name)
+			t.Errorf("%s %q is secret but has a default", what, f.Name)
 		}
 		if f.Required && f.Default != "" {
-			t.Errorf("field %q is required but has a default, so it can never be missing", f.Name)
+			t.Errorf("%s %q is required but has a default, so it can never be missing", what, f.Name)
 		}
 		for _, v := range append(slices.Clone(f.Allowed), f.Default) {
 			if v != "" && !parses(f.Type, v) {
-				t.Errorf("field %q: value %q (default or allowed) is not a valid %s", f.Name, v, f.Type)
+				t.Errorf("%s %q: value %q (default or allowed) is not a valid %s", what, f.Name, v, f.Type)
 			}
 		}
 		if f.Default != "" && len(f.Allowed) > 0 && !slices.Contains(f.Allowed, f.Default) {
-			t.Errorf("field %q: default %q is not among the allowed values %v", f.Name, f.Default, f.Allowed)
+			t.Errorf("%s %q: default %q is not among the allowed values %v", what, f.Name, f.Default, f.Allowed)
 		}
 	}
 }

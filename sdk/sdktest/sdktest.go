@@ -19,10 +19,12 @@
 package sdktest
 
 import (
+	"bytes"
 	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,13 +48,25 @@ type Config struct {
 	Env []string
 	// Timeout bounds each call (10s).
 	Timeout time.Duration
+	// InvalidInputs are inputs your own rules (beyond the schema) refuse,
+	// by a name for the case; each must come back as InvalidInput naming
+	// its fields as inputs.<name> or credentials.<name>.
+	InvalidInputs map[string]map[string]string
+	// SkipLifecycle skips the costly check that provisions a real cluster,
+	// follows it, reads its kubeconfig and destroys it (twice).
+	SkipLifecycle bool
+	// LifecycleTimeout bounds following one operation to its end (5m).
+	LifecycleTimeout time.Duration
+	// PollInterval is the wait between Status calls (1s).
+	PollInterval time.Duration
 }
 
 // kit is one run of the conformance checks.
 type kit struct {
-	cfg  Config
-	prov sdk.Provider
-	info sdk.Info
+	cfg    Config
+	prov   sdk.Provider
+	info   sdk.Info
+	output *syncBuffer // everything the plugin wrote to stdout and stderr
 }
 
 // Run starts the plugin and runs every conformance check as a subtest.
@@ -61,7 +75,13 @@ func Run(t *testing.T, cfg Config) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	k := &kit{cfg: cfg}
+	if cfg.LifecycleTimeout == 0 {
+		cfg.LifecycleTimeout = 5 * time.Minute
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = time.Second
+	}
+	k := &kit{cfg: cfg, output: &syncBuffer{}}
 	k.handshake(t)
 	t.Run("InfoComplete", k.infoComplete)
 	t.Run("SchemaSane", k.schemaSane)
@@ -69,6 +89,9 @@ func Run(t *testing.T, cfg Config) {
 	t.Run("ProvisionIdempotent", k.provisionIdempotent)
 	t.Run("StatusUnknownOperation", k.statusUnknown)
 	t.Run("UndeclaredCallsUnimplemented", k.undeclaredUnimplemented)
+	t.Run("CustomRulesNameTheirFields", k.customRules)
+	t.Run("Lifecycle", k.lifecycle)
+	t.Run("NoCredentialsInOutput", k.noSecretsInOutput)
 }
 
 func (k *kit) ctx(t *testing.T) context.Context {
@@ -85,6 +108,8 @@ func (k *kit) handshake(t *testing.T) {
 	cc := sdk.ClientConfig(cmd)
 	cc.StartTimeout = k.cfg.Timeout
 	cc.Logger = hclog.New(&hclog.LoggerOptions{Name: filepath.Base(k.cfg.Binary), Output: testWriter{t}, Level: hclog.Warn})
+	cc.SyncStdout, cc.SyncStderr = k.output, k.output
+	cc.Stderr = k.output
 	client := goplugin.NewClient(cc)
 	t.Cleanup(client.Kill)
 	prov, err := sdk.Connect(client)
@@ -129,6 +154,24 @@ func (k *kit) infoComplete(t *testing.T) {
 	if i.Availability == sdk.Soon && len(i.Capabilities) > 0 {
 		t.Errorf("a SOON provider declares capabilities %v", i.Capabilities)
 	}
+}
+
+// syncBuffer collects output written from several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 type testWriter struct{ t *testing.T }

@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	"github.com/ochestra-tech/kubeopera/server/credresolve"
-	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 // credentialUsers names what still needs credential id: every cluster that
 // references it, in any phase (a Ready EKS cluster refreshes its token with
-// it; a teardown destroys with it), and every assume_role credential whose
-// source it is. "" when nothing does.
+// it; a teardown destroys with it), and every credential that names it in a
+// <prefix>CredentialRef field (an assume_role credential's source). "" when
+// nothing does.
 func (s *server) credentialUsers(ctx context.Context, id string) (string, error) {
 	clusters, err := s.store.ClustersUsingCredential(ctx, id, nil)
 	if err != nil {
@@ -32,13 +32,14 @@ func (s *server) credentialUsers(ctx context.Context, id string) (string, error)
 		return "", err
 	}
 	if len(roles) > 0 {
-		parts = append(parts, "assume_role credentials "+strings.Join(roles, ", "))
+		parts = append(parts, "credentials "+strings.Join(roles, ", "))
 	}
 	return strings.Join(parts, "; "), nil
 }
 
-// assumeRolesFrom returns the labels of the assume_role credentials whose
-// source credential is id (the reference is inside their sealed payload).
+// assumeRolesFrom returns the labels of the credentials that refer to id in
+// a <prefix>CredentialRef field (the reference is inside their sealed
+// payload), such as an assume_role credential's source.
 func (s *server) assumeRolesFrom(ctx context.Context, id string) ([]string, error) {
 	all, err := s.store.ListCredentials(ctx)
 	if err != nil {
@@ -46,7 +47,7 @@ func (s *server) assumeRolesFrom(ctx context.Context, id string) ([]string, erro
 	}
 	var out []string
 	for _, c := range all {
-		if c.Kind != store.CredentialKindAssumeRole || c.ID == id {
+		if c.ID == id {
 			continue
 		}
 		plain, err := s.keyring.Open(c.Ciphertext, c.KeyID, []byte(c.ID))
@@ -57,8 +58,11 @@ func (s *server) assumeRolesFrom(ctx context.Context, id string) ([]string, erro
 		if err := json.Unmarshal(plain, &p); err != nil {
 			return nil, fmt.Errorf("decode credential %s: %w", c.ID, err)
 		}
-		if p.SourceCredentialRef == id {
-			out = append(out, fmt.Sprintf("%q", c.Label))
+		for field, v := range p {
+			if v == id && strings.HasSuffix(field, "CredentialRef") {
+				out = append(out, fmt.Sprintf("%q (%s)", c.Label, c.Kind))
+				break
+			}
 		}
 	}
 	return out, nil

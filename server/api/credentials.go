@@ -5,63 +5,129 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
-	"github.com/ochestra-tech/kubeopera/internal/awscred"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/credresolve"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// credentialRequest is POST /credentials. The secret fields are accepted
-// here and never returned by any route.
+// credentialRequest is POST /credentials: a label, a kind some loaded
+// plugin declares, and the kind's fields. The fields may also be given at
+// the top level ({"kind":"access_key","accessKeyId":...}), as before kinds
+// were declared by plugins. Field values are never returned by any route.
 type credentialRequest struct {
-	Label string `json:"label"`
-	Kind  string `json:"kind"`
-	// access_key
-	AccessKeyID     string `json:"accessKeyId"`
-	SecretAccessKey string `json:"secretAccessKey"`
-	// assume_role
-	RoleARN             string `json:"roleArn"`
-	ExternalID          string `json:"externalId"`
-	SourceCredentialRef string `json:"sourceCredentialRef"`
+	Label  string            `json:"label"`
+	Kind   string            `json:"kind"`
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
-// payload is what is sealed: the secret part of a credential.
+// UnmarshalJSON accepts the fields nested or at the top level.
+func (r *credentialRequest) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if r.Fields == nil {
+		r.Fields = map[string]string{}
+	}
+	for k, v := range raw {
+		var err error
+		switch k {
+		case "label":
+			err = json.Unmarshal(v, &r.Label)
+		case "kind":
+			err = json.Unmarshal(v, &r.Kind)
+		case "fields":
+			var f map[string]string
+			err = json.Unmarshal(v, &f)
+			for fk, fv := range f {
+				r.Fields[fk] = fv
+			}
+		default:
+			var s string
+			err = json.Unmarshal(v, &s)
+			r.Fields[k] = s
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// payload is what is sealed: every field of a credential.
 type payload = credresolve.Payload
 
-var (
-	labelRE = regexp.MustCompile(`^[\w .:-]{1,64}$`)
-)
+var labelRE = regexp.MustCompile(`^[\w .:-]{1,64}$`)
 
-func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest) error {
+// credentialKinds returns every credential kind the loaded plugins declare,
+// by name; the first plugin (by name) to declare a kind defines it.
+func (s *server) credentialKinds() map[string]sdk.CredentialKind {
+	kinds := map[string]sdk.CredentialKind{}
+	for _, p := range s.providers.Plugins() {
+		for _, k := range p.Info.CredentialKinds {
+			if _, ok := kinds[k.Name]; !ok {
+				kinds[k.Name] = k
+			}
+		}
+	}
+	return kinds
+}
+
+// checkCredential checks r against its kind's declaration; self is the ID
+// of the credential being updated ("" on create).
+func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest, self string) (sdk.CredentialKind, error) {
 	var checks []*FieldProblem
 	if !labelRE.MatchString(r.Label) {
 		checks = append(checks, &FieldProblem{"label", "must be 1 to 64 letters, digits, spaces or . _ : -"})
 	}
-	switch r.Kind {
-	case store.CredentialKindAccessKey:
-		if !awscred.AccessKeyID(r.AccessKeyID) {
-			checks = append(checks, &FieldProblem{"accessKeyId", awscred.BadAccessKeyID})
+	kinds := s.credentialKinds()
+	kind, ok := kinds[r.Kind]
+	if !ok {
+		names := make([]string, 0, len(kinds))
+		for n := range kinds {
+			names = append(names, n)
 		}
-		if !awscred.SecretAccessKey(r.SecretAccessKey) {
-			checks = append(checks, &FieldProblem{"secretAccessKey", awscred.BadSecretAccessKey})
-		}
-	case store.CredentialKindAssumeRole:
-		if !awscred.RoleARN(r.RoleARN) {
-			checks = append(checks, &FieldProblem{"roleArn", awscred.BadRoleARN})
-		}
-		src, err := s.store.GetCredential(c.UserContext(), r.SourceCredentialRef)
-		if err != nil || src.Kind != store.CredentialKindAccessKey {
-			checks = append(checks, &FieldProblem{"sourceCredentialRef", "must be the ID of a stored access_key credential to assume the role with"})
-		}
-	default:
-		checks = append(checks, &FieldProblem{"kind", "must be access_key or assume_role"})
+		slices.Sort(names)
+		checks = append(checks, &FieldProblem{"kind", "must be a kind a loaded provider plugin accepts: " +
+			orNone(strings.Join(names, ", "))})
+		return kind, collect(checks...)
 	}
-	return collect(checks...)
+	for _, e := range sdk.CheckFields("", kind.Fields, r.Fields) {
+		checks = append(checks, &FieldProblem{e.Field, e.Message})
+	}
+	for _, f := range kind.Fields {
+		if v := r.Fields[f.Name]; f.Type == sdk.CredentialRef && v != "" {
+			checks = append(checks, s.checkReference(c, f, v, self))
+		}
+	}
+	return kind, collect(checks...)
+}
+
+// checkReference checks a field naming another stored credential.
+func (s *server) checkReference(c *fiber.Ctx, f sdk.InputField, id, self string) *FieldProblem {
+	want := "must be the ID of a stored " + orNone(strings.Join(f.CredentialKinds, " or ")) + " credential"
+	if id == self {
+		return &FieldProblem{f.Name, "cannot be the credential itself; " + want}
+	}
+	src, err := s.store.GetCredential(c.UserContext(), id)
+	if err != nil || len(f.CredentialKinds) > 0 && !slices.Contains(f.CredentialKinds, src.Kind) {
+		return &FieldProblem{f.Name, want}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none: no loaded plugin declares a credential kind)"
+	}
+	return s
 }
 
 func (s *server) createCredential(c *fiber.Ctx) error {
@@ -69,24 +135,38 @@ func (s *server) createCredential(c *fiber.Ctx) error {
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
-	if err := s.checkCredential(c, r); err != nil {
+	kind, err := s.checkCredential(c, r, "")
+	if err != nil {
 		return err
 	}
-	plain := mustJSON(payload{AccessKeyID: r.AccessKeyID, SecretAccessKey: r.SecretAccessKey, RoleARN: r.RoleARN,
-		ExternalID: r.ExternalID, SourceCredentialRef: r.SourceCredentialRef})
-	id := uuid.NewString()
-	// The row ID is the additional data, so a ciphertext moved to another
-	// row does not open.
-	sealed, keyID, err := s.keyring.Seal(plain, []byte(id))
-	if err != nil {
-		return fmt.Errorf("seal credential: %w", err)
+	row := &store.Credential{ID: uuid.NewString(), Label: r.Label, Kind: r.Kind, CreatedBy: who(c).Name}
+	if err := s.seal(row, kind, r.Fields); err != nil {
+		return err
 	}
-	row := &store.Credential{ID: id, Label: r.Label, Kind: r.Kind, Ciphertext: sealed, KeyID: keyID,
-		Last4: sealing.Last4(shownPart(r)), CreatedBy: who(c).Name}
 	if err := s.store.CreateCredential(c.UserContext(), row); err != nil {
 		return err
 	}
 	return c.Status(http.StatusCreated).JSON(row)
+}
+
+// seal seals every field of a credential into row. The row ID is the
+// additional data, so a ciphertext moved to another row does not open.
+func (s *server) seal(row *store.Credential, kind sdk.CredentialKind, fields map[string]string) error {
+	p := payload{}
+	for k, v := range fields {
+		if v != "" {
+			p[k] = v
+		}
+	}
+	sealed, keyID, err := s.keyring.Seal(mustJSON(p), []byte(row.ID))
+	if err != nil {
+		return fmt.Errorf("seal credential: %w", err)
+	}
+	row.Ciphertext, row.KeyID, row.Last4 = sealed, keyID, ""
+	if kind.Last4Field != "" {
+		row.Last4 = sealing.Last4(fields[kind.Last4Field])
+	}
+	return nil
 }
 
 func (s *server) listCredentials(c *fiber.Ctx) error {
@@ -133,57 +213,38 @@ func (s *server) resolveCredentials(c *fiber.Ctx, id string) (sdk.Credentials, e
 	return credresolve.Resolver{Store: s.store, Keyring: s.keyring}.Resolve(c.UserContext(), id)
 }
 
-// updateCredential changes a credential's label and/or secret fields. The
-// payload is re-sealed with the primary key, so an update also moves a
-// credential off a retired key.
+// updateCredential changes a credential's label and/or fields. The payload
+// is re-sealed with the primary key, so an update also moves a credential
+// off a retired key.
 func (s *server) updateCredential(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	row, err := s.store.GetCredential(ctx, c.Params("id"))
+	row, stored, err := credresolve.Resolver{Store: s.store, Keyring: s.keyring}.Open(ctx, c.Params("id"))
 	if err != nil {
+		if sdk.KindOf(err) == sdk.KindNotFound {
+			return fmt.Errorf("credential %q: %w", c.Params("id"), store.ErrNotFound)
+		}
 		return err
 	}
-	plain, err := s.keyring.Open(row.Ciphertext, row.KeyID, []byte(row.ID))
-	if err != nil {
-		return fmt.Errorf("open credential %s: %w", row.ID, err)
-	}
-	var p payload
-	if err := json.Unmarshal(plain, &p); err != nil {
-		return fmt.Errorf("decode credential %s: %w", row.ID, err)
-	}
 	// Start from the stored values; the request overrides what it sets.
-	r := credentialRequest{Label: row.Label, Kind: row.Kind, AccessKeyID: p.AccessKeyID, SecretAccessKey: p.SecretAccessKey,
-		RoleARN: p.RoleARN, ExternalID: p.ExternalID, SourceCredentialRef: p.SourceCredentialRef}
+	r := credentialRequest{Label: row.Label, Kind: row.Kind, Fields: map[string]string(stored)}
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
 	if r.Kind != row.Kind {
 		return invalid(FieldProblem{"kind", "cannot change; create a new credential of the other kind"})
 	}
-	if err := s.checkCredential(c, r); err != nil {
+	kind, err := s.checkCredential(c, r, row.ID)
+	if err != nil {
 		return err
 	}
-	if r.SourceCredentialRef == row.ID {
-		return invalid(FieldProblem{"sourceCredentialRef", "cannot be the credential itself"})
+	if err := s.seal(row, kind, r.Fields); err != nil {
+		return err
 	}
-	sealed, keyID, err := s.keyring.Seal(mustJSON(payload{AccessKeyID: r.AccessKeyID, SecretAccessKey: r.SecretAccessKey,
-		RoleARN: r.RoleARN, ExternalID: r.ExternalID, SourceCredentialRef: r.SourceCredentialRef}), []byte(row.ID))
-	if err != nil {
-		return fmt.Errorf("seal credential: %w", err)
-	}
-	row.Label, row.Ciphertext, row.KeyID, row.Last4 = r.Label, sealed, keyID, sealing.Last4(shownPart(r))
+	row.Label = r.Label
 	if err := s.store.UpdateCredential(ctx, row); err != nil {
 		return err
 	}
 	return c.JSON(row)
-}
-
-// shownPart is the non-secret field whose last characters identify a
-// credential in lists.
-func shownPart(r credentialRequest) string {
-	if r.Kind == store.CredentialKindAssumeRole {
-		return r.RoleARN
-	}
-	return r.AccessKeyID
 }
 
 func mustJSON(v any) []byte {

@@ -34,7 +34,7 @@ func TestCredentialsAreSealedAndNeverShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p payload
-	if err := json.Unmarshal(plain, &p); err != nil || p.SecretAccessKey != testSecretKey {
+	if err := json.Unmarshal(plain, &p); err != nil || p["secretAccessKey"] != testSecretKey {
 		t.Errorf("sealed payload does not open to the secret: %v", err)
 	}
 	for _, body := range append(all, e.logs.String()) {
@@ -61,6 +61,12 @@ func TestCredentialsAreSealedAndNeverShown(t *testing.T) {
 	if prob := decode[Problem](t, body); code != 400 || len(prob.Fields) != 2 || strings.Contains(string(body), "short\"") {
 		t.Errorf("bad access key: %d %s", code, body)
 	}
+	code, body = e.do(http.MethodPost, "/api/v1/credentials", e.admin, map[string]any{"label": "h", "kind": "hetzner_token",
+		"fields": map[string]string{"token": "x"}})
+	if prob := decode[Problem](t, body); code != 400 || len(prob.Fields) != 1 || prob.Fields[0].Field != "kind" ||
+		!strings.Contains(prob.Fields[0].Message, "access_key, assume_role") {
+		t.Errorf("a kind no loaded plugin declares: %d %s", code, body)
+	}
 	code, body = e.do(http.MethodPost, "/api/v1/credentials", e.admin, `{"label":`)
 	if code != 400 || !strings.Contains(string(body), "not valid JSON") {
 		t.Errorf("broken JSON: %d %s", code, body)
@@ -78,7 +84,7 @@ func TestCredentialsAreSealedAndNeverShown(t *testing.T) {
 	}
 	row, _ = e.st.GetCredential(context.Background(), cred.ID)
 	plain, _ = e.keys.Open(row.Ciphertext, row.KeyID, []byte(row.ID))
-	if err := json.Unmarshal(plain, &p); err != nil || p.SecretAccessKey != newSecret || p.AccessKeyID != testAccessKeyID {
+	if err := json.Unmarshal(plain, &p); err != nil || p["secretAccessKey"] != newSecret || p["accessKeyId"] != testAccessKeyID {
 		t.Errorf("after patch the payload is %v", err)
 	}
 	code, body = e.do(http.MethodPatch, "/api/v1/credentials/"+cred.ID, e.admin, map[string]string{"kind": "assume_role"})

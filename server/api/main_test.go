@@ -41,7 +41,11 @@ func TestMain(m *testing.M) {
 	}
 	pluginDir = dir
 	code := 1
-	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub"); err != nil {
+	// A file that is not a plugin, which GET /providers lists as skipped.
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("plugins go here\n"), 0o644); err != nil {
+		panic(err)
+	}
+	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub", "../sdk/examples/hello"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	} else {
 		code = m.Run()
@@ -51,8 +55,8 @@ func TestMain(m *testing.M) {
 }
 
 func buildPlugins(dir string, names ...string) error {
-	for _, n := range names {
-		out := filepath.Join(dir, plugin.BinaryPrefix+n)
+	for _, n := range names { // a plugin of plugins/ by name, or a path from there
+		out := filepath.Join(dir, plugin.BinaryPrefix+filepath.Base(n))
 		if b, err := exec.Command("go", "build", "-o", out, "../../plugins/"+n).CombinedOutput(); err != nil {
 			return fmt.Errorf("build %s: %v\n%s", n, err, b)
 		}

@@ -43,7 +43,7 @@ func buildOpenAPI() []byte {
 		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]string{"type": "http", "scheme": "bearer"}},
-			"schemas":         schemas,
+			"schemas":         allSchemas(),
 		},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
@@ -99,7 +99,7 @@ var schemas = map[string]any{
 		"fields": "[]FieldProblem"}),
 	"FieldProblem": obj(map[string]string{"field": "string", "message": "string"}),
 	"Cluster": obj(map[string]string{"id": "string", "name": "string", "provider": "string", "region": "string",
-		"source": "string", "is_host": "boolean", "status": "string", "message": "string", "kubernetes_version": "string",
+		"source": "string", "plugin": "string", "is_host": "boolean", "status": "string", "message": "string", "kubernetes_version": "string",
 		"node_count": "integer", "ready_node_count": "integer", "cluster_uid": "string", "credential_id": "string",
 		"created_at": "string", "updated_at": "string", "badge": "string", "nodes": "[]Node", "nodesError": "string"}),
 	"Node": obj(map[string]string{"name": "string", "ready": "boolean", "version": "string"}),
@@ -125,16 +125,19 @@ var schemas = map[string]any{
 	"SetupAdminRequest":   obj(map[string]string{"email": "string", "username": "string", "password": "string"}, "email", "username", "password"),
 	"SetupAdmin":          obj(map[string]string{"id": "string", "email": "string", "username": "string", "createdAt": "string"}),
 	"RegisterSelfRequest": obj(map[string]string{"name": "string"}),
-	"Provider": obj(map[string]string{"name": "string", "displayName": "string", "cloud": "string", "availability": "string",
-		"version": "string", "schema": "[]InputField"}),
-	"InputField": obj(map[string]string{"name": "string", "type": "string", "default": "string", "required": "boolean",
-		"secret": "boolean", "help": "string"}),
-	"ProviderList": obj(map[string]string{"items": "[]Provider"}),
-	"Credential": obj(map[string]string{"id": "string", "label": "string", "kind": "string", "key_id": "string",
-		"last4": "string", "created_by": "string", "created_at": "string", "updated_at": "string"}),
-	"CredentialList": obj(map[string]string{"items": "[]Credential"}),
-	"CredentialRequest": obj(map[string]string{"label": "string", "kind": "string", "accessKeyId": "string",
-		"secretAccessKey": "string", "roleArn": "string", "externalId": "string", "sourceCredentialRef": "string"}, "label", "kind"),
+}
+
+// allSchemas is the hand-written schemas with the generated ones in place
+// of those of the same name.
+func allSchemas() map[string]any {
+	out := make(map[string]any, len(schemas))
+	for k, v := range schemas {
+		out[k] = v
+	}
+	for k, v := range generatedSchemas() {
+		out[k] = v
+	}
+	return out
 }
 
 func (s *server) serveOpenAPI(c *fiber.Ctx) error {

@@ -1,41 +1,115 @@
 package api
 
 import (
+	"sort"
+
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
+// providerView is one loaded provider plugin in GET /providers.
 type providerView struct {
-	Name         string           `json:"name"`
-	DisplayName  string           `json:"displayName"`
-	Cloud        string           `json:"cloud"`
-	Topologies   []string         `json:"topologies"`
-	Availability sdk.Availability `json:"availability"`
-	Version      string           `json:"version"`
-	Schema       []fieldView      `json:"schema"`
+	Name            string               `json:"name"`
+	DisplayName     string               `json:"displayName"`
+	Cloud           string               `json:"cloud"`
+	Topologies      []string             `json:"topologies"`
+	Availability    sdk.Availability     `json:"availability"`
+	Version         string               `json:"version"`
+	Capabilities    []string             `json:"capabilities"`
+	RegionInput     string               `json:"regionInput,omitempty"`
+	Schema          []fieldView          `json:"schema"`
+	CredentialKinds []credentialKindView `json:"credentialKinds"`
+	// Health is "ok" or "degraded"; LastError says why when degraded.
+	Health    string `json:"health"`
+	LastError string `json:"lastError,omitempty"`
 }
 
+// fieldView is an input field or a field of a credential kind.
 type fieldView struct {
-	Name     string   `json:"name"`
-	Type     string   `json:"type"`
-	Default  string   `json:"default,omitempty"`
-	Required bool     `json:"required"`
-	Secret   bool     `json:"secret"`
-	Allowed  []string `json:"allowed,omitempty"`
-	Help     string   `json:"help"`
+	Name            string   `json:"name"`
+	Type            string   `json:"type"`
+	Label           string   `json:"label"`
+	Description     string   `json:"description,omitempty"`
+	Order           int      `json:"order"`
+	Group           string   `json:"group,omitempty"`
+	Default         string   `json:"default,omitempty"`
+	Required        bool     `json:"required"`
+	Secret          bool     `json:"secret"`
+	Allowed         []string `json:"allowed,omitempty"`
+	Min             *int64   `json:"min,omitempty"`
+	Max             *int64   `json:"max,omitempty"`
+	Pattern         string   `json:"pattern,omitempty"`
+	Multiline       bool     `json:"multiline,omitempty"`
+	CredentialKinds []string `json:"credentialKinds,omitempty"`
+	Help            string   `json:"help"`
+}
+
+type credentialKindView struct {
+	Name        string      `json:"name"`
+	DisplayName string      `json:"displayName"`
+	Help        string      `json:"help"`
+	Fields      []fieldView `json:"fields"`
+	Last4Field  string      `json:"last4Field,omitempty"`
+}
+
+// providerList is GET /providers: the loaded plugins, and the files of the
+// plugin directory that were not loaded and why.
+type providerList struct {
+	Items   []providerView   `json:"items"`
+	Skipped []plugin.Skipped `json:"skipped"`
 }
 
 func (s *server) listProviders(c *fiber.Ctx) error {
-	out := []providerView{}
+	out := providerList{Items: []providerView{}, Skipped: []plugin.Skipped{}}
 	for _, p := range s.providers.Plugins() {
-		i := p.Info
-		v := providerView{Name: p.Name, DisplayName: i.DisplayName, Cloud: i.Cloud, Topologies: i.Topologies,
-			Availability: i.Availability, Version: i.PluginVersion, Schema: []fieldView{}}
-		for _, f := range i.Schema {
-			v.Schema = append(v.Schema, fieldView{f.Name, string(f.Type), f.Default, f.Required, f.Secret, f.Allowed, f.Help})
-		}
-		out = append(out, v)
+		out.Items = append(out.Items, viewProvider(p))
 	}
-	return c.JSON(fiber.Map{"items": out})
+	if sk := s.providers.Skipped(); sk != nil {
+		out.Skipped = sk
+	}
+	return c.JSON(out)
+}
+
+func viewProvider(p plugin.Plugin) providerView {
+	i := p.Info
+	v := providerView{Name: p.Name, DisplayName: i.DisplayName, Cloud: i.Cloud, Topologies: orEmpty(i.Topologies),
+		Availability: i.Availability, Version: i.PluginVersion, Capabilities: []string{}, RegionInput: i.RegionInput,
+		Schema: viewFields(i.Schema), CredentialKinds: []credentialKindView{}, Health: string(p.Health), LastError: p.LastError}
+	if v.Health == "" {
+		v.Health = string(plugin.Healthy)
+	}
+	for _, c := range i.Capabilities {
+		v.Capabilities = append(v.Capabilities, string(c))
+	}
+	for _, k := range i.CredentialKinds {
+		v.CredentialKinds = append(v.CredentialKinds, credentialKindView{Name: k.Name, DisplayName: k.DisplayName,
+			Help: k.Help, Fields: viewFields(k.Fields), Last4Field: k.Last4Field})
+	}
+	return v
+}
+
+// viewFields lists fields in form order: by Order, then as declared.
+func viewFields(fields []sdk.InputField) []fieldView {
+	out := make([]fieldView, 0, len(fields))
+	for _, f := range fields {
+		label := f.Label
+		if label == "" {
+			label = f.Name
+		}
+		out = append(out, fieldView{Name: f.Name, Type: string(f.Type), Label: label, Description: f.Description,
+			Order: f.Order, Group: f.Group, Default: f.Default, Required: f.Required, Secret: f.Secret,
+			Allowed: f.Allowed, Min: f.Min, Max: f.Max, Pattern: f.Pattern, Multiline: f.Multiline,
+			CredentialKinds: f.CredentialKinds, Help: f.Help})
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Order < out[b].Order })
+	return out
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

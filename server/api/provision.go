@@ -2,7 +2,10 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -22,14 +25,17 @@ type provisionRequest struct {
 	pipelineRequest
 }
 
-// provisioningFlows maps the plugins this server can drive to the cluster
-// source and HostCluster mode they produce.
-var provisioningFlows = map[string]struct {
-	source store.Source
-	mode   hostclusters.Mode
-}{
-	"aws-vanilla": {store.SourceProvisionedVanilla, hostclusters.ProvisionVanilla},
-	"aws-eks":     {store.SourceProvisionedEKS, hostclusters.ProvisionEKS},
+// provisionedAs is the source and HostCluster mode of a cluster the plugin
+// makes: the product's own for the sources KubeOpera's AWS plugins declare,
+// "provisioned" (with the plugin recorded) for any other.
+func provisionedAs(info sdk.Info) (store.Source, hostclusters.Mode) {
+	switch store.Source(info.ClusterSource) {
+	case store.SourceProvisionedVanilla:
+		return store.SourceProvisionedVanilla, hostclusters.ProvisionVanilla
+	case store.SourceProvisionedEKS:
+		return store.SourceProvisionedEKS, hostclusters.ProvisionEKS
+	}
+	return store.SourceProvisioned, hostclusters.Provision
 }
 
 func (r provisionRequest) check() error {
@@ -51,35 +57,76 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if info.Availability != sdk.Available {
 		return problem(http.StatusUnprocessableEntity, "provider %s (%s) is not available yet: it is listed as coming soon", r.Provider, info.DisplayName)
 	}
-	flow, ok := provisioningFlows[r.Provider]
-	if !ok {
-		return problem(http.StatusUnprocessableEntity, "provider %s has no provisioning flow in this KubeOpera version", r.Provider)
+	if !info.Has(sdk.CapProvision) {
+		return problem(http.StatusUnprocessableEntity, "provider %s does not declare the provision capability", r.Provider)
 	}
+	source, mode := provisionedAs(info)
 	if r.Topology == "" && len(info.Topologies) > 0 {
 		r.Topology = info.Topologies[0]
 	}
 	inputs := sdk.WithDefaults(info.Schema, r.Inputs)
-	credRef := inputs["credentialRef"]
-	var creds sdk.Credentials
-	if credRef != "" {
-		if creds, err = s.resolveCredentials(c, credRef); errors.Is(err, sdk.ErrNotFound) {
-			return invalid(FieldProblem{"inputs.credentialRef", "no stored cloud credential has this ID (see GET /api/v1/credentials)"})
-		} else if err != nil {
-			return err
-		}
+	credRef, creds, err := s.inputCredential(c, info, inputs)
+	if err != nil {
+		return err
 	}
 	if err := prov.Validate(c.UserContext(), sdk.ValidateRequest{Inputs: r.Inputs, Credentials: creds}); err != nil {
 		return pluginProblem(r.Provider, err)
 	}
-	row := &store.Cluster{Name: r.Name, Provider: info.Cloud, Region: inputs["region"], Source: flow.source,
+	region := ""
+	if info.RegionInput != "" {
+		region = inputs[info.RegionInput]
+	}
+	row := &store.Cluster{Name: r.Name, Provider: info.Cloud, Region: region, Source: source, Plugin: r.Provider,
 		Status: "Pending", Message: "waiting for the controller to start provisioning"}
 	if credRef != "" {
 		row.CredentialID = &credRef
 	}
-	spec := hostclusters.Spec{Mode: flow.mode, Provider: info.Cloud, Region: inputs["region"],
-		Plugin: r.Provider, Topology: r.Topology, Inputs: inputs, CredentialRef: credRef}
+	plain, secret := splitSecretInputs(info.Schema, inputs)
+	spec := hostclusters.Spec{Mode: mode, Provider: info.Cloud, Region: region, Plugin: r.Provider,
+		Topology: r.Topology, Inputs: plain, SecretInputs: secret, CredentialRef: credRef}
 	r.apply(&spec)
 	return s.createAndHandOver(c, row, spec)
+}
+
+// splitSecretInputs takes the inputs the schema declares secret out of
+// inputs: they are kept in a Secret, never in the HostCluster.
+func splitSecretInputs(schema []sdk.InputField, inputs map[string]string) (plain, secret map[string]string) {
+	plain, secret = map[string]string{}, map[string]string{}
+	isSecret := map[string]bool{}
+	for _, f := range schema {
+		isSecret[f.Name] = f.Secret
+	}
+	for k, v := range inputs {
+		if isSecret[k] {
+			secret[k] = v
+		} else {
+			plain[k] = v
+		}
+	}
+	return plain, secret
+}
+
+// inputCredential resolves the stored credential the provider's
+// credential-reference input names, checking that it is of a kind the input
+// accepts. A provider without such an input, or a request that leaves it
+// empty, has none.
+func (s *server) inputCredential(c *fiber.Ctx, info sdk.Info, inputs map[string]string) (string, sdk.Credentials, error) {
+	field, ok := sdk.CredentialInput(info.Schema)
+	if !ok || inputs[field.Name] == "" {
+		return "", nil, nil
+	}
+	ref, path := inputs[field.Name], "inputs."+field.Name
+	creds, err := s.resolveCredentials(c, ref)
+	if errors.Is(err, sdk.ErrNotFound) {
+		return "", nil, invalid(FieldProblem{path, "no stored cloud credential has this ID (see GET /api/v1/credentials)"})
+	} else if err != nil {
+		return "", nil, err
+	}
+	if len(field.CredentialKinds) > 0 && !slices.Contains(field.CredentialKinds, creds["kind"]) {
+		return "", nil, invalid(FieldProblem{path, fmt.Sprintf("is a %s credential; this provider takes %s",
+			creds["kind"], strings.Join(field.CredentialKinds, " or "))})
+	}
+	return ref, creds, nil
 }
 
 // provider finds a plugin and its Info, as a 400 on the provider field when

@@ -37,6 +37,7 @@ const (
 // Providers is the plugin host as the API uses it.
 type Providers interface {
 	Plugins() []plugin.Plugin
+	Skipped() []plugin.Skipped
 	Provider(name string) (*plugin.Supervised, error)
 }
 

@@ -1,6 +1,7 @@
 // Package credresolve opens a stored cloud credential into what a provider
 // plugin receives, just before the call; the REST server (Validate) and the
-// controller (Provision, Status, Kubeconfig) share it.
+// controller (Provision, Status, Kubeconfig) share it. It knows no cloud:
+// a credential is the field values its kind declares, plus "kind".
 package credresolve
 
 import (
@@ -8,20 +9,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// Payload is the sealed, secret part of a credential.
-type Payload struct {
-	AccessKeyID         string `json:"accessKeyId,omitempty"`
-	SecretAccessKey     string `json:"secretAccessKey,omitempty"`
-	RoleARN             string `json:"roleArn,omitempty"`
-	ExternalID          string `json:"externalId,omitempty"`
-	SourceCredentialRef string `json:"sourceCredentialRef,omitempty"`
-}
+// Payload is the sealed part of a credential: its field values by name.
+type Payload map[string]string
 
 // Resolver opens credentials from the store with the keyring.
 type Resolver struct {
@@ -29,36 +26,66 @@ type Resolver struct {
 	Keyring *sealing.Keyring
 }
 
-// Resolve returns credential id as plugin credentials. An assume_role
-// credential carries its source keys along. A credential that does not
-// exist is an sdk.NotFound error; any other error may pass on retry.
+// Resolve returns credential id as plugin credentials: "kind" and every
+// field. A field named <prefix>CredentialRef refers to another stored
+// credential, whose fields come along as <prefix><Field> (see
+// sdk.CredentialKind). An empty id is no credential. A credential that does
+// not exist is an sdk.NotFound error; any other error may pass on retry.
 func (r Resolver) Resolve(ctx context.Context, id string) (sdk.Credentials, error) {
-	row, err := r.Store.GetCredential(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, sdk.NotFound("no stored cloud credential has ID %q", id)
+	if id == "" {
+		return nil, nil
 	}
+	return r.resolve(ctx, id, true)
+}
+
+func (r Resolver) resolve(ctx context.Context, id string, follow bool) (sdk.Credentials, error) {
+	row, p, err := r.Open(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	out := sdk.Credentials{"kind": row.Kind}
+	for k, v := range p {
+		out[k] = v
+	}
+	for k, v := range p {
+		prefix := sdk.ReferencePrefix(k)
+		if !follow || prefix == k || v == "" {
+			continue
+		}
+		src, err := r.resolve(ctx, v, false)
+		if err != nil {
+			return nil, fmt.Errorf("credential %s named by %s of %s: %w", v, k, row.ID, err)
+		}
+		for sk, sv := range src {
+			if sk != "kind" {
+				out[prefix+upperFirst(sk)] = sv
+			}
+		}
+	}
+	return out, nil
+}
+
+// Open returns the row of credential id and its opened payload.
+func (r Resolver) Open(ctx context.Context, id string) (*store.Credential, Payload, error) {
+	row, err := r.Store.GetCredential(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, sdk.NotFound("no stored cloud credential has ID %q", id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	plain, err := r.Keyring.Open(row.Ciphertext, row.KeyID, []byte(row.ID))
 	if err != nil {
-		return nil, fmt.Errorf("open credential %s: %w", row.ID, err)
+		return nil, nil, fmt.Errorf("open credential %s: %w", row.ID, err)
 	}
 	var p Payload
 	if err := json.Unmarshal(plain, &p); err != nil {
-		return nil, fmt.Errorf("decode credential %s: %w", row.ID, err)
+		return nil, nil, fmt.Errorf("decode credential %s: %w", row.ID, err)
 	}
-	out := sdk.Credentials{"kind": row.Kind}
-	switch row.Kind {
-	case store.CredentialKindAccessKey:
-		out["accessKeyId"], out["secretAccessKey"] = p.AccessKeyID, p.SecretAccessKey
-	case store.CredentialKindAssumeRole:
-		out["roleArn"], out["externalId"] = p.RoleARN, p.ExternalID
-		src, err := r.Resolve(ctx, p.SourceCredentialRef)
-		if err != nil {
-			return nil, fmt.Errorf("source credential of %s: %w", row.ID, err)
-		}
-		out["sourceAccessKeyId"], out["sourceSecretAccessKey"] = src["accessKeyId"], src["secretAccessKey"]
-	}
-	return out, nil
+	return row, p, nil
+}
+
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -54,24 +54,46 @@ func NewKube(cfg *rest.Config) (*Kube, error) {
 // Create stores a connect kubeconfig in its Secret, then creates the
 // HostCluster; if the HostCluster cannot be created the Secret is removed.
 func (k *Kube) Create(ctx context.Context, s Spec) error {
-	if len(s.Kubeconfig) > 0 {
-		sec := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: KubeconfigSecretName(s.ID), Namespace: Namespace,
-				Labels: map[string]string{v1alpha1.ClusterIDLabel: s.ID}},
-			Type: corev1.SecretTypeOpaque,
-			Data: map[string][]byte{KubeconfigSecretKey: s.Kubeconfig},
-		}
-		if _, err := k.core.CoreV1().Secrets(Namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("store kubeconfig of cluster %s: %w", s.ID, err)
+	var made []string
+	undo := func() {
+		for _, name := range made {
+			_ = k.core.CoreV1().Secrets(Namespace).Delete(ctx, name, metav1.DeleteOptions{})
 		}
 	}
-	if _, err := k.dyn.Resource(GVR).Namespace(Namespace).Create(ctx, toObject(s, k.Finalize), metav1.CreateOptions{}); err != nil {
-		if len(s.Kubeconfig) > 0 {
-			_ = k.core.CoreV1().Secrets(Namespace).Delete(ctx, KubeconfigSecretName(s.ID), metav1.DeleteOptions{})
+	for name, data := range secretsOf(s) {
+		sec := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace,
+				Labels: map[string]string{v1alpha1.ClusterIDLabel: s.ID}},
+			Type: corev1.SecretTypeOpaque, Data: data,
 		}
+		if _, err := k.core.CoreV1().Secrets(Namespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+			undo()
+			return fmt.Errorf("store Secret %s of cluster %s: %w", name, s.ID, err)
+		}
+		made = append(made, name)
+	}
+	if _, err := k.dyn.Resource(GVR).Namespace(Namespace).Create(ctx, toObject(s, k.Finalize), metav1.CreateOptions{}); err != nil {
+		undo()
 		return fmt.Errorf("create HostCluster %s: %w", s.ID, err)
 	}
 	return nil
+}
+
+// secretsOf returns the Secrets a spec needs: the pasted kubeconfig of a
+// connect, the secret inputs of a provision.
+func secretsOf(s Spec) map[string]map[string][]byte {
+	out := map[string]map[string][]byte{}
+	if len(s.Kubeconfig) > 0 {
+		out[KubeconfigSecretName(s.ID)] = map[string][]byte{KubeconfigSecretKey: s.Kubeconfig}
+	}
+	if len(s.SecretInputs) > 0 {
+		data := map[string][]byte{}
+		for k, v := range s.SecretInputs {
+			data[k] = []byte(v)
+		}
+		out[SecretInputsName(s.ID)] = data
+	}
+	return out
 }
 
 func toObject(s Spec, finalize bool) *unstructured.Unstructured {
@@ -91,6 +113,9 @@ func toObject(s Spec, finalize bool) *unstructured.Unstructured {
 		}
 		prov := map[string]any{"plugin": s.Plugin, "topology": s.Topology,
 			"credentialRef": s.CredentialRef, "inputs": inputs}
+		if len(s.SecretInputs) > 0 {
+			prov["secretInputsRef"] = SecretInputsName(s.ID)
+		}
 		// The CRD validates the counts as numbers; the plugin has already
 		// checked that they parse.
 		for _, k := range []string{"nodeCount", "controlPlaneCount"} {

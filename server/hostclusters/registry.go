@@ -36,6 +36,8 @@ const (
 	ConnectExisting  Mode = "connect_existing"
 	ProvisionVanilla Mode = "provision_vanilla"
 	ProvisionEKS     Mode = "provision_eks"
+	// Provision is a cluster made by any other provider plugin.
+	Provision Mode = "provision"
 )
 
 // Spec is what the server asks the controller to do for one cluster.
@@ -55,6 +57,9 @@ type Spec struct {
 	Topology      string
 	Inputs        map[string]string
 	CredentialRef string
+	// SecretInputs are the inputs the plugin declares secret: they go into
+	// the Secret SecretInputsName(ID), not into the HostCluster.
+	SecretInputs map[string]string
 
 	GitOpsRepoURL           string
 	GitOpsPath              string
@@ -105,6 +110,10 @@ type Registry interface {
 // KubeconfigSecretName is the Secret holding a cluster's kubeconfig, the
 // pasted one of a connect or the one a provider returned.
 func KubeconfigSecretName(id string) string { return v1alpha1.KubeconfigSecretName(id) }
+
+// SecretInputsName is the Secret holding a provisioned cluster's secret
+// inputs, one key per input.
+func SecretInputsName(id string) string { return "hostcluster-" + id + "-inputs" }
 
 // KubeconfigSecretKey is the key of the kubeconfig in that Secret.
 const KubeconfigSecretKey = v1alpha1.KubeconfigSecretKey

@@ -22,6 +22,9 @@ const (
 	SourceProvisionedVanilla Source = "provisioned_vanilla"
 	// SourceProvisionedEKS is an Amazon EKS cluster KubeOpera provisioned.
 	SourceProvisionedEKS Source = "provisioned_eks"
+	// SourceProvisioned is a cluster any other provider plugin provisioned;
+	// Cluster.Plugin names it.
+	SourceProvisioned Source = "provisioned"
 )
 
 // MaxClusterNameLength is the width of the clusters.name column: a DNS label.
@@ -38,6 +41,9 @@ type Cluster struct {
 	Provider string `bun:"provider" json:"provider"`
 	Region   string `bun:"region" json:"region"`
 	Source   Source `bun:"source" json:"source"`
+	// Plugin is the provider plugin that provisioned the cluster; empty for
+	// connected and self-registered clusters.
+	Plugin string `bun:"plugin" json:"plugin,omitempty"`
 	// IsHost marks the cluster KubeOpera runs in; at most one has it.
 	IsHost            bool   `bun:"is_host" json:"is_host"`
 	Status            string `bun:"status" json:"status"`

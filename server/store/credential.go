@@ -9,14 +9,6 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// The kinds of cloud credential.
-const (
-	// CredentialKindAccessKey is an AWS access key ID and secret.
-	CredentialKindAccessKey = "access_key"
-	// CredentialKindAssumeRole is an AWS role to assume.
-	CredentialKindAssumeRole = "assume_role"
-)
-
 // Credential is a row of the cloud_credentials table: a cloud secret,
 // encrypted by the server before it reaches the store.
 type Credential struct {
@@ -26,7 +18,8 @@ type Credential struct {
 	ID string `bun:"id,pk" json:"id"`
 	// Label is unique among credentials.
 	Label string `bun:"label" json:"label"`
-	// Kind is CredentialKindAccessKey or CredentialKindAssumeRole.
+	// Kind is a credential kind a provider plugin declares (sdk.CredentialKind);
+	// the server checks the fields against the declaration before storing.
 	Kind string `bun:"kind" json:"kind"`
 	// Ciphertext is the encrypted secret; it is never serialised to JSON.
 	Ciphertext []byte `bun:"ciphertext" json:"-"`

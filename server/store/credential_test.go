@@ -14,7 +14,7 @@ func TestCredentialRoundTrip(t *testing.T) {
 		ctx := context.Background()
 		clock := useFakeClock(s)
 		in := Credential{
-			Label: "prod account", Kind: CredentialKindAssumeRole,
+			Label: "prod account", Kind: "assume_role",
 			// Bytes that are not valid text, to prove the column is binary.
 			Ciphertext: []byte{0x00, 0xff, 0x27, 0x5c, 0x80, 'x'},
 			KeyID:      "k2", Last4: "AB12", CreatedBy: "admin",
@@ -46,7 +46,7 @@ func TestCredentialLabelConflict(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		for i, keyID := range []string{"k1", "k2"} {
-			err := s.CreateCredential(ctx, &Credential{Label: "dev", Kind: CredentialKindAccessKey, Ciphertext: []byte("c"), KeyID: keyID})
+			err := s.CreateCredential(ctx, &Credential{Label: "dev", Kind: "access_key", Ciphertext: []byte("c"), KeyID: keyID})
 			if i == 0 && err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestListCredentialsAndKeyIDs(t *testing.T) {
 			t.Errorf("CredentialKeyIDs with no credentials = %#v, %v; want an empty list", ids, err)
 		}
 		for _, c := range []struct{ label, keyID string }{{"zed", "k2"}, {"alpha", "k1"}, {"mid", "k2"}} {
-			cred := &Credential{Label: c.label, Kind: CredentialKindAccessKey, Ciphertext: []byte("c"), KeyID: c.keyID}
+			cred := &Credential{Label: c.label, Kind: "access_key", Ciphertext: []byte("c"), KeyID: c.keyID}
 			if err := s.CreateCredential(ctx, cred); err != nil {
 				t.Fatal(err)
 			}
@@ -113,8 +113,8 @@ func TestSecretsAreNeverMarshalledToJSON(t *testing.T) {
 func TestUpdateCredential(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		a := &Credential{Label: "a", Kind: CredentialKindAccessKey, Ciphertext: []byte{1}, KeyID: "k1", Last4: "AAAA", CreatedBy: "t"}
-		b := &Credential{Label: "b", Kind: CredentialKindAccessKey, Ciphertext: []byte{2}, KeyID: "k1", Last4: "BBBB", CreatedBy: "t"}
+		a := &Credential{Label: "a", Kind: "access_key", Ciphertext: []byte{1}, KeyID: "k1", Last4: "AAAA", CreatedBy: "t"}
+		b := &Credential{Label: "b", Kind: "access_key", Ciphertext: []byte{2}, KeyID: "k1", Last4: "BBBB", CreatedBy: "t"}
 		for _, c := range []*Credential{a, b} {
 			if err := s.CreateCredential(ctx, c); err != nil {
 				t.Fatal(err)

@@ -11,6 +11,11 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+// goMigrations register the migrations written in Go (for a schema change
+// that SQLite cannot make with one statement), each in a file named like
+// the SQL ones.
+var goMigrations = []func(*migrate.Migrations){registerPluginClusters}
+
 // migrationLockKey is the PostgreSQL advisory lock that serialises Migrate
 // across servers starting at once against the same database. Its value is
 // arbitrary but fixed: "kubeopera" in ASCII, truncated to fit a bigint.
@@ -23,6 +28,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 	migrations := migrate.NewMigrations()
 	if err := migrations.Discover(migrationFiles); err != nil {
 		return fmt.Errorf("load migrations: %w", err)
+	}
+	for _, register := range goMigrations {
+		register(migrations)
 	}
 	// Record a migration as applied only once it has run, so a failed one is
 	// retried on the next start rather than silently skipped.

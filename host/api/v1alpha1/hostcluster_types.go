@@ -8,7 +8,7 @@ import (
 const Namespace = "kubeopera-system"
 
 // Mode says how a cluster comes under management.
-// +kubebuilder:validation:Enum=connect_existing;provision_vanilla;provision_eks
+// +kubebuilder:validation:Enum=connect_existing;provision_vanilla;provision_eks;provision
 type Mode string
 
 // The modes.
@@ -16,6 +16,9 @@ const (
 	ModeConnectExisting  Mode = "connect_existing"
 	ModeProvisionVanilla Mode = "provision_vanilla"
 	ModeProvisionEKS     Mode = "provision_eks"
+	// ModeProvision is a cluster made by any other provider plugin, named
+	// in spec.provisioning.plugin.
+	ModeProvision Mode = "provision"
 )
 
 // SecretKeyRef names a key of a Secret in the HostCluster's namespace.
@@ -35,9 +38,10 @@ type Provisioning struct {
 	// +optional
 	Topology string `json:"topology,omitempty"`
 	// CredentialRef is the ID of the stored cloud credential; the host
-	// resolves it just before each plugin call.
-	// +kubebuilder:validation:MinLength=1
-	CredentialRef string `json:"credentialRef"`
+	// resolves it just before each plugin call. Empty for a plugin that
+	// takes no credential.
+	// +optional
+	CredentialRef string `json:"credentialRef,omitempty"`
 	// ControlPlaneCount is the number of control-plane machines of a
 	// self-managed control plane.
 	// +kubebuilder:validation:Minimum=1
@@ -50,9 +54,14 @@ type Provisioning struct {
 	// +optional
 	NodeCount *int32 `json:"nodeCount,omitempty"`
 	// Inputs are every input passed to the plugin, as validated against its
-	// schema (defaults filled in).
+	// schema (defaults filled in), except the secret ones.
 	// +optional
 	Inputs map[string]string `json:"inputs,omitempty"`
+	// SecretInputsRef names the Secret (in this namespace) holding the
+	// inputs the plugin declares secret, one key per input; the controller
+	// adds them to Inputs only when it calls the plugin.
+	// +optional
+	SecretInputsRef string `json:"secretInputsRef,omitempty"`
 }
 
 // HostClusterSpec is what KubeOpera was asked to do for one cluster.

@@ -47,6 +47,9 @@ func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 		Schema:        Schema(p.opts),
 		Capabilities: []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus,
 			sdk.CapKubeconfig, sdk.CapDestroy},
+		RegionInput:     "region",
+		CredentialKinds: CredentialKinds(),
+		ClusterSource:   clusterSource(p.opts),
 	}, nil
 }
 
@@ -71,6 +74,15 @@ func (p *Provider) Validate(ctx context.Context, req sdk.ValidateRequest) error 
 		return err
 	}
 	return p.checkWithAWS(ctx, cfg, in)
+}
+
+// clusterSource is the product's source of the clusters a plugin makes:
+// self-managed control planes are "vanilla", managed ones EKS.
+func clusterSource(o Options) string {
+	if o.ControlPlane {
+		return "provisioned_vanilla"
+	}
+	return "provisioned_eks"
 }
 
 func verifyCredentials() bool {

@@ -55,8 +55,9 @@ func Schema(o Options) []sdk.InputField {
 		sdk.InputField{Name: "kubernetesVersion", Type: sdk.String, Default: o.Versions.Default,
 			Help: "Kubernetes version: one of " + strings.Join(o.Versions.Minors(), ", ") +
 				", or a patch release of one such as " + o.Versions.Default + ".0" + patchHelp(o)},
-		sdk.InputField{Name: "credentialRef", Type: sdk.String, Required: true,
-			Help: "ID of a stored AWS cloud credential (Settings > Cloud credentials)"},
+		sdk.InputField{Name: "credentialRef", Type: sdk.CredentialRef, Required: true,
+			CredentialKinds: []string{"access_key", "assume_role"},
+			Help:            "ID of a stored AWS cloud credential (Settings > Cloud credentials)"},
 	)
 	return append(fields, endpointFields(o)...)
 }

@@ -83,6 +83,7 @@ const (
 	FieldType_FIELD_TYPE_STRING      FieldType = 1
 	FieldType_FIELD_TYPE_INT         FieldType = 2
 	FieldType_FIELD_TYPE_BOOL        FieldType = 3
+	FieldType_FIELD_TYPE_CREDENTIAL  FieldType = 4
 )
 
 // Enum value maps for FieldType.
@@ -92,12 +93,14 @@ var (
 		1: "FIELD_TYPE_STRING",
 		2: "FIELD_TYPE_INT",
 		3: "FIELD_TYPE_BOOL",
+		4: "FIELD_TYPE_CREDENTIAL",
 	}
 	FieldType_value = map[string]int32{
 		"FIELD_TYPE_UNSPECIFIED": 0,
 		"FIELD_TYPE_STRING":      1,
 		"FIELD_TYPE_INT":         2,
 		"FIELD_TYPE_BOOL":        3,
+		"FIELD_TYPE_CREDENTIAL":  4,
 	}
 )
 
@@ -272,16 +275,25 @@ func (*GetInfoRequest) Descriptor() ([]byte, []int) {
 }
 
 type InputField struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Type          FieldType              `protobuf:"varint,2,opt,name=type,proto3,enum=kubeopera.provider.v1.FieldType" json:"type,omitempty"`
-	Default       string                 `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
-	Required      bool                   `protobuf:"varint,4,opt,name=required,proto3" json:"required,omitempty"`
-	Secret        bool                   `protobuf:"varint,5,opt,name=secret,proto3" json:"secret,omitempty"`
-	Allowed       []string               `protobuf:"bytes,6,rep,name=allowed,proto3" json:"allowed,omitempty"`
-	Help          string                 `protobuf:"bytes,7,opt,name=help,proto3" json:"help,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type            FieldType              `protobuf:"varint,2,opt,name=type,proto3,enum=kubeopera.provider.v1.FieldType" json:"type,omitempty"`
+	Default         string                 `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
+	Required        bool                   `protobuf:"varint,4,opt,name=required,proto3" json:"required,omitempty"`
+	Secret          bool                   `protobuf:"varint,5,opt,name=secret,proto3" json:"secret,omitempty"`
+	Allowed         []string               `protobuf:"bytes,6,rep,name=allowed,proto3" json:"allowed,omitempty"`
+	Help            string                 `protobuf:"bytes,7,opt,name=help,proto3" json:"help,omitempty"`
+	Label           string                 `protobuf:"bytes,8,opt,name=label,proto3" json:"label,omitempty"`
+	Description     string                 `protobuf:"bytes,9,opt,name=description,proto3" json:"description,omitempty"`
+	Order           int32                  `protobuf:"varint,10,opt,name=order,proto3" json:"order,omitempty"`
+	Group           string                 `protobuf:"bytes,11,opt,name=group,proto3" json:"group,omitempty"`
+	Min             *int64                 `protobuf:"varint,12,opt,name=min,proto3,oneof" json:"min,omitempty"`
+	Max             *int64                 `protobuf:"varint,13,opt,name=max,proto3,oneof" json:"max,omitempty"`
+	Pattern         string                 `protobuf:"bytes,14,opt,name=pattern,proto3" json:"pattern,omitempty"`
+	Multiline       bool                   `protobuf:"varint,15,opt,name=multiline,proto3" json:"multiline,omitempty"`
+	CredentialKinds []string               `protobuf:"bytes,16,rep,name=credential_kinds,json=credentialKinds,proto3" json:"credential_kinds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *InputField) Reset() {
@@ -363,6 +375,146 @@ func (x *InputField) GetHelp() string {
 	return ""
 }
 
+func (x *InputField) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *InputField) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *InputField) GetOrder() int32 {
+	if x != nil {
+		return x.Order
+	}
+	return 0
+}
+
+func (x *InputField) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
+func (x *InputField) GetMin() int64 {
+	if x != nil && x.Min != nil {
+		return *x.Min
+	}
+	return 0
+}
+
+func (x *InputField) GetMax() int64 {
+	if x != nil && x.Max != nil {
+		return *x.Max
+	}
+	return 0
+}
+
+func (x *InputField) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
+}
+
+func (x *InputField) GetMultiline() bool {
+	if x != nil {
+		return x.Multiline
+	}
+	return false
+}
+
+func (x *InputField) GetCredentialKinds() []string {
+	if x != nil {
+		return x.CredentialKinds
+	}
+	return nil
+}
+
+// A kind of stored credential a plugin accepts, e.g. an access key.
+type CredentialKind struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	DisplayName   string                 `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Help          string                 `protobuf:"bytes,3,opt,name=help,proto3" json:"help,omitempty"`
+	Fields        []*InputField          `protobuf:"bytes,4,rep,name=fields,proto3" json:"fields,omitempty"`
+	Last4Field    string                 `protobuf:"bytes,5,opt,name=last4_field,json=last4Field,proto3" json:"last4_field,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CredentialKind) Reset() {
+	*x = CredentialKind{}
+	mi := &file_provider_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CredentialKind) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CredentialKind) ProtoMessage() {}
+
+func (x *CredentialKind) ProtoReflect() protoreflect.Message {
+	mi := &file_provider_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CredentialKind.ProtoReflect.Descriptor instead.
+func (*CredentialKind) Descriptor() ([]byte, []int) {
+	return file_provider_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CredentialKind) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CredentialKind) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *CredentialKind) GetHelp() string {
+	if x != nil {
+		return x.Help
+	}
+	return ""
+}
+
+func (x *CredentialKind) GetFields() []*InputField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *CredentialKind) GetLast4Field() string {
+	if x != nil {
+		return x.Last4Field
+	}
+	return ""
+}
+
 type Info struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -375,13 +527,16 @@ type Info struct {
 	ProtocolVersion int32                  `protobuf:"varint,8,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	Schema          []*InputField          `protobuf:"bytes,9,rep,name=schema,proto3" json:"schema,omitempty"`
 	Capabilities    []string               `protobuf:"bytes,10,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	RegionInput     string                 `protobuf:"bytes,11,opt,name=region_input,json=regionInput,proto3" json:"region_input,omitempty"`
+	ClusterSource   string                 `protobuf:"bytes,12,opt,name=cluster_source,json=clusterSource,proto3" json:"cluster_source,omitempty"`
+	CredentialKinds []*CredentialKind      `protobuf:"bytes,13,rep,name=credential_kinds,json=credentialKinds,proto3" json:"credential_kinds,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Info) Reset() {
 	*x = Info{}
-	mi := &file_provider_proto_msgTypes[2]
+	mi := &file_provider_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -393,7 +548,7 @@ func (x *Info) String() string {
 func (*Info) ProtoMessage() {}
 
 func (x *Info) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[2]
+	mi := &file_provider_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -406,7 +561,7 @@ func (x *Info) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Info.ProtoReflect.Descriptor instead.
 func (*Info) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{2}
+	return file_provider_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Info) GetName() string {
@@ -479,6 +634,27 @@ func (x *Info) GetCapabilities() []string {
 	return nil
 }
 
+func (x *Info) GetRegionInput() string {
+	if x != nil {
+		return x.RegionInput
+	}
+	return ""
+}
+
+func (x *Info) GetClusterSource() string {
+	if x != nil {
+		return x.ClusterSource
+	}
+	return ""
+}
+
+func (x *Info) GetCredentialKinds() []*CredentialKind {
+	if x != nil {
+		return x.CredentialKinds
+	}
+	return nil
+}
+
 type ValidateRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Inputs        map[string]string      `protobuf:"bytes,1,rep,name=inputs,proto3" json:"inputs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
@@ -489,7 +665,7 @@ type ValidateRequest struct {
 
 func (x *ValidateRequest) Reset() {
 	*x = ValidateRequest{}
-	mi := &file_provider_proto_msgTypes[3]
+	mi := &file_provider_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -501,7 +677,7 @@ func (x *ValidateRequest) String() string {
 func (*ValidateRequest) ProtoMessage() {}
 
 func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[3]
+	mi := &file_provider_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -514,7 +690,7 @@ func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateRequest.ProtoReflect.Descriptor instead.
 func (*ValidateRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{3}
+	return file_provider_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ValidateRequest) GetInputs() map[string]string {
@@ -539,7 +715,7 @@ type ValidateResponse struct {
 
 func (x *ValidateResponse) Reset() {
 	*x = ValidateResponse{}
-	mi := &file_provider_proto_msgTypes[4]
+	mi := &file_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -551,7 +727,7 @@ func (x *ValidateResponse) String() string {
 func (*ValidateResponse) ProtoMessage() {}
 
 func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[4]
+	mi := &file_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -564,7 +740,7 @@ func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateResponse.ProtoReflect.Descriptor instead.
 func (*ValidateResponse) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{4}
+	return file_provider_proto_rawDescGZIP(), []int{5}
 }
 
 type ProvisionRequest struct {
@@ -578,7 +754,7 @@ type ProvisionRequest struct {
 
 func (x *ProvisionRequest) Reset() {
 	*x = ProvisionRequest{}
-	mi := &file_provider_proto_msgTypes[5]
+	mi := &file_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +766,7 @@ func (x *ProvisionRequest) String() string {
 func (*ProvisionRequest) ProtoMessage() {}
 
 func (x *ProvisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[5]
+	mi := &file_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +779,7 @@ func (x *ProvisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{5}
+	return file_provider_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ProvisionRequest) GetClusterId() string {
@@ -636,7 +812,7 @@ type Operation struct {
 
 func (x *Operation) Reset() {
 	*x = Operation{}
-	mi := &file_provider_proto_msgTypes[6]
+	mi := &file_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +824,7 @@ func (x *Operation) String() string {
 func (*Operation) ProtoMessage() {}
 
 func (x *Operation) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[6]
+	mi := &file_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +837,7 @@ func (x *Operation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operation.ProtoReflect.Descriptor instead.
 func (*Operation) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{6}
+	return file_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Operation) GetOperationId() string {
@@ -681,7 +857,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_provider_proto_msgTypes[7]
+	mi := &file_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -693,7 +869,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[7]
+	mi := &file_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -706,7 +882,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{7}
+	return file_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StatusRequest) GetOperationId() string {
@@ -738,7 +914,7 @@ type OperationStatus struct {
 
 func (x *OperationStatus) Reset() {
 	*x = OperationStatus{}
-	mi := &file_provider_proto_msgTypes[8]
+	mi := &file_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +926,7 @@ func (x *OperationStatus) String() string {
 func (*OperationStatus) ProtoMessage() {}
 
 func (x *OperationStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[8]
+	mi := &file_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +939,7 @@ func (x *OperationStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperationStatus.ProtoReflect.Descriptor instead.
 func (*OperationStatus) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{8}
+	return file_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OperationStatus) GetOperationId() string {
@@ -818,7 +994,7 @@ type KubeconfigRequest struct {
 
 func (x *KubeconfigRequest) Reset() {
 	*x = KubeconfigRequest{}
-	mi := &file_provider_proto_msgTypes[9]
+	mi := &file_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -830,7 +1006,7 @@ func (x *KubeconfigRequest) String() string {
 func (*KubeconfigRequest) ProtoMessage() {}
 
 func (x *KubeconfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[9]
+	mi := &file_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -843,7 +1019,7 @@ func (x *KubeconfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KubeconfigRequest.ProtoReflect.Descriptor instead.
 func (*KubeconfigRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{9}
+	return file_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *KubeconfigRequest) GetOperationId() string {
@@ -871,7 +1047,7 @@ type KubeconfigResponse struct {
 
 func (x *KubeconfigResponse) Reset() {
 	*x = KubeconfigResponse{}
-	mi := &file_provider_proto_msgTypes[10]
+	mi := &file_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +1059,7 @@ func (x *KubeconfigResponse) String() string {
 func (*KubeconfigResponse) ProtoMessage() {}
 
 func (x *KubeconfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[10]
+	mi := &file_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +1072,7 @@ func (x *KubeconfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KubeconfigResponse.ProtoReflect.Descriptor instead.
 func (*KubeconfigResponse) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{10}
+	return file_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KubeconfigResponse) GetKubeconfig() []byte {
@@ -924,7 +1100,7 @@ type DestroyRequest struct {
 
 func (x *DestroyRequest) Reset() {
 	*x = DestroyRequest{}
-	mi := &file_provider_proto_msgTypes[11]
+	mi := &file_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1112,7 @@ func (x *DestroyRequest) String() string {
 func (*DestroyRequest) ProtoMessage() {}
 
 func (x *DestroyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[11]
+	mi := &file_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1125,7 @@ func (x *DestroyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DestroyRequest.ProtoReflect.Descriptor instead.
 func (*DestroyRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{11}
+	return file_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DestroyRequest) GetClusterId() string {
@@ -978,7 +1154,7 @@ var File_provider_proto protoreflect.FileDescriptor
 const file_provider_proto_rawDesc = "" +
 	"\n" +
 	"\x0eprovider.proto\x12\x15kubeopera.provider.v1\"\x10\n" +
-	"\x0eGetInfoRequest\"\xd2\x01\n" +
+	"\x0eGetInfoRequest\"\xd7\x03\n" +
 	"\n" +
 	"InputField\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x124\n" +
@@ -987,7 +1163,26 @@ const file_provider_proto_rawDesc = "" +
 	"\brequired\x18\x04 \x01(\bR\brequired\x12\x16\n" +
 	"\x06secret\x18\x05 \x01(\bR\x06secret\x12\x18\n" +
 	"\aallowed\x18\x06 \x03(\tR\aallowed\x12\x12\n" +
-	"\x04help\x18\a \x01(\tR\x04help\"\x8e\x03\n" +
+	"\x04help\x18\a \x01(\tR\x04help\x12\x14\n" +
+	"\x05label\x18\b \x01(\tR\x05label\x12 \n" +
+	"\vdescription\x18\t \x01(\tR\vdescription\x12\x14\n" +
+	"\x05order\x18\n" +
+	" \x01(\x05R\x05order\x12\x14\n" +
+	"\x05group\x18\v \x01(\tR\x05group\x12\x15\n" +
+	"\x03min\x18\f \x01(\x03H\x00R\x03min\x88\x01\x01\x12\x15\n" +
+	"\x03max\x18\r \x01(\x03H\x01R\x03max\x88\x01\x01\x12\x18\n" +
+	"\apattern\x18\x0e \x01(\tR\apattern\x12\x1c\n" +
+	"\tmultiline\x18\x0f \x01(\bR\tmultiline\x12)\n" +
+	"\x10credential_kinds\x18\x10 \x03(\tR\x0fcredentialKindsB\x06\n" +
+	"\x04_minB\x06\n" +
+	"\x04_max\"\xb7\x01\n" +
+	"\x0eCredentialKind\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x12\n" +
+	"\x04help\x18\x03 \x01(\tR\x04help\x129\n" +
+	"\x06fields\x18\x04 \x03(\v2!.kubeopera.provider.v1.InputFieldR\x06fields\x12\x1f\n" +
+	"\vlast4_field\x18\x05 \x01(\tR\n" +
+	"last4Field\"\xaa\x04\n" +
 	"\x04Info\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x14\n" +
@@ -1002,7 +1197,10 @@ const file_provider_proto_rawDesc = "" +
 	"\x10protocol_version\x18\b \x01(\x05R\x0fprotocolVersion\x129\n" +
 	"\x06schema\x18\t \x03(\v2!.kubeopera.provider.v1.InputFieldR\x06schema\x12\"\n" +
 	"\fcapabilities\x18\n" +
-	" \x03(\tR\fcapabilities\"\xb3\x02\n" +
+	" \x03(\tR\fcapabilities\x12!\n" +
+	"\fregion_input\x18\v \x01(\tR\vregionInput\x12%\n" +
+	"\x0ecluster_source\x18\f \x01(\tR\rclusterSource\x12P\n" +
+	"\x10credential_kinds\x18\r \x03(\v2%.kubeopera.provider.v1.CredentialKindR\x0fcredentialKinds\"\xb3\x02\n" +
 	"\x0fValidateRequest\x12J\n" +
 	"\x06inputs\x18\x01 \x03(\v22.kubeopera.provider.v1.ValidateRequest.InputsEntryR\x06inputs\x12Y\n" +
 	"\vcredentials\x18\x02 \x03(\v27.kubeopera.provider.v1.ValidateRequest.CredentialsEntryR\vcredentials\x1a9\n" +
@@ -1065,12 +1263,13 @@ const file_provider_proto_rawDesc = "" +
 	"\fAvailability\x12\x1c\n" +
 	"\x18AVAILABILITY_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16AVAILABILITY_AVAILABLE\x10\x01\x12\x15\n" +
-	"\x11AVAILABILITY_SOON\x10\x02*g\n" +
+	"\x11AVAILABILITY_SOON\x10\x02*\x82\x01\n" +
 	"\tFieldType\x12\x1a\n" +
 	"\x16FIELD_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11FIELD_TYPE_STRING\x10\x01\x12\x12\n" +
 	"\x0eFIELD_TYPE_INT\x10\x02\x12\x13\n" +
-	"\x0fFIELD_TYPE_BOOL\x10\x03*k\n" +
+	"\x0fFIELD_TYPE_BOOL\x10\x03\x12\x19\n" +
+	"\x15FIELD_TYPE_CREDENTIAL\x10\x04*k\n" +
 	"\x05State\x12\x15\n" +
 	"\x11STATE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSTATE_PENDING\x10\x01\x12\x11\n" +
@@ -1105,7 +1304,7 @@ func file_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_provider_proto_goTypes = []any{
 	(Availability)(0),          // 0: kubeopera.provider.v1.Availability
 	(FieldType)(0),             // 1: kubeopera.provider.v1.FieldType
@@ -1113,56 +1312,59 @@ var file_provider_proto_goTypes = []any{
 	(ErrorClass)(0),            // 3: kubeopera.provider.v1.ErrorClass
 	(*GetInfoRequest)(nil),     // 4: kubeopera.provider.v1.GetInfoRequest
 	(*InputField)(nil),         // 5: kubeopera.provider.v1.InputField
-	(*Info)(nil),               // 6: kubeopera.provider.v1.Info
-	(*ValidateRequest)(nil),    // 7: kubeopera.provider.v1.ValidateRequest
-	(*ValidateResponse)(nil),   // 8: kubeopera.provider.v1.ValidateResponse
-	(*ProvisionRequest)(nil),   // 9: kubeopera.provider.v1.ProvisionRequest
-	(*Operation)(nil),          // 10: kubeopera.provider.v1.Operation
-	(*StatusRequest)(nil),      // 11: kubeopera.provider.v1.StatusRequest
-	(*OperationStatus)(nil),    // 12: kubeopera.provider.v1.OperationStatus
-	(*KubeconfigRequest)(nil),  // 13: kubeopera.provider.v1.KubeconfigRequest
-	(*KubeconfigResponse)(nil), // 14: kubeopera.provider.v1.KubeconfigResponse
-	(*DestroyRequest)(nil),     // 15: kubeopera.provider.v1.DestroyRequest
-	nil,                        // 16: kubeopera.provider.v1.ValidateRequest.InputsEntry
-	nil,                        // 17: kubeopera.provider.v1.ValidateRequest.CredentialsEntry
-	nil,                        // 18: kubeopera.provider.v1.ProvisionRequest.InputsEntry
-	nil,                        // 19: kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
-	nil,                        // 20: kubeopera.provider.v1.StatusRequest.CredentialsEntry
-	nil,                        // 21: kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
-	nil,                        // 22: kubeopera.provider.v1.DestroyRequest.InputsEntry
-	nil,                        // 23: kubeopera.provider.v1.DestroyRequest.CredentialsEntry
+	(*CredentialKind)(nil),     // 6: kubeopera.provider.v1.CredentialKind
+	(*Info)(nil),               // 7: kubeopera.provider.v1.Info
+	(*ValidateRequest)(nil),    // 8: kubeopera.provider.v1.ValidateRequest
+	(*ValidateResponse)(nil),   // 9: kubeopera.provider.v1.ValidateResponse
+	(*ProvisionRequest)(nil),   // 10: kubeopera.provider.v1.ProvisionRequest
+	(*Operation)(nil),          // 11: kubeopera.provider.v1.Operation
+	(*StatusRequest)(nil),      // 12: kubeopera.provider.v1.StatusRequest
+	(*OperationStatus)(nil),    // 13: kubeopera.provider.v1.OperationStatus
+	(*KubeconfigRequest)(nil),  // 14: kubeopera.provider.v1.KubeconfigRequest
+	(*KubeconfigResponse)(nil), // 15: kubeopera.provider.v1.KubeconfigResponse
+	(*DestroyRequest)(nil),     // 16: kubeopera.provider.v1.DestroyRequest
+	nil,                        // 17: kubeopera.provider.v1.ValidateRequest.InputsEntry
+	nil,                        // 18: kubeopera.provider.v1.ValidateRequest.CredentialsEntry
+	nil,                        // 19: kubeopera.provider.v1.ProvisionRequest.InputsEntry
+	nil,                        // 20: kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
+	nil,                        // 21: kubeopera.provider.v1.StatusRequest.CredentialsEntry
+	nil,                        // 22: kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
+	nil,                        // 23: kubeopera.provider.v1.DestroyRequest.InputsEntry
+	nil,                        // 24: kubeopera.provider.v1.DestroyRequest.CredentialsEntry
 }
 var file_provider_proto_depIdxs = []int32{
 	1,  // 0: kubeopera.provider.v1.InputField.type:type_name -> kubeopera.provider.v1.FieldType
-	0,  // 1: kubeopera.provider.v1.Info.availability:type_name -> kubeopera.provider.v1.Availability
-	5,  // 2: kubeopera.provider.v1.Info.schema:type_name -> kubeopera.provider.v1.InputField
-	16, // 3: kubeopera.provider.v1.ValidateRequest.inputs:type_name -> kubeopera.provider.v1.ValidateRequest.InputsEntry
-	17, // 4: kubeopera.provider.v1.ValidateRequest.credentials:type_name -> kubeopera.provider.v1.ValidateRequest.CredentialsEntry
-	18, // 5: kubeopera.provider.v1.ProvisionRequest.inputs:type_name -> kubeopera.provider.v1.ProvisionRequest.InputsEntry
-	19, // 6: kubeopera.provider.v1.ProvisionRequest.credentials:type_name -> kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
-	20, // 7: kubeopera.provider.v1.StatusRequest.credentials:type_name -> kubeopera.provider.v1.StatusRequest.CredentialsEntry
-	2,  // 8: kubeopera.provider.v1.OperationStatus.state:type_name -> kubeopera.provider.v1.State
-	3,  // 9: kubeopera.provider.v1.OperationStatus.error_class:type_name -> kubeopera.provider.v1.ErrorClass
-	21, // 10: kubeopera.provider.v1.KubeconfigRequest.credentials:type_name -> kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
-	22, // 11: kubeopera.provider.v1.DestroyRequest.inputs:type_name -> kubeopera.provider.v1.DestroyRequest.InputsEntry
-	23, // 12: kubeopera.provider.v1.DestroyRequest.credentials:type_name -> kubeopera.provider.v1.DestroyRequest.CredentialsEntry
-	4,  // 13: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
-	7,  // 14: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
-	9,  // 15: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
-	11, // 16: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
-	13, // 17: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
-	15, // 18: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
-	6,  // 19: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
-	8,  // 20: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
-	10, // 21: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
-	12, // 22: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
-	14, // 23: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
-	10, // 24: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
-	19, // [19:25] is the sub-list for method output_type
-	13, // [13:19] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	5,  // 1: kubeopera.provider.v1.CredentialKind.fields:type_name -> kubeopera.provider.v1.InputField
+	0,  // 2: kubeopera.provider.v1.Info.availability:type_name -> kubeopera.provider.v1.Availability
+	5,  // 3: kubeopera.provider.v1.Info.schema:type_name -> kubeopera.provider.v1.InputField
+	6,  // 4: kubeopera.provider.v1.Info.credential_kinds:type_name -> kubeopera.provider.v1.CredentialKind
+	17, // 5: kubeopera.provider.v1.ValidateRequest.inputs:type_name -> kubeopera.provider.v1.ValidateRequest.InputsEntry
+	18, // 6: kubeopera.provider.v1.ValidateRequest.credentials:type_name -> kubeopera.provider.v1.ValidateRequest.CredentialsEntry
+	19, // 7: kubeopera.provider.v1.ProvisionRequest.inputs:type_name -> kubeopera.provider.v1.ProvisionRequest.InputsEntry
+	20, // 8: kubeopera.provider.v1.ProvisionRequest.credentials:type_name -> kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
+	21, // 9: kubeopera.provider.v1.StatusRequest.credentials:type_name -> kubeopera.provider.v1.StatusRequest.CredentialsEntry
+	2,  // 10: kubeopera.provider.v1.OperationStatus.state:type_name -> kubeopera.provider.v1.State
+	3,  // 11: kubeopera.provider.v1.OperationStatus.error_class:type_name -> kubeopera.provider.v1.ErrorClass
+	22, // 12: kubeopera.provider.v1.KubeconfigRequest.credentials:type_name -> kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
+	23, // 13: kubeopera.provider.v1.DestroyRequest.inputs:type_name -> kubeopera.provider.v1.DestroyRequest.InputsEntry
+	24, // 14: kubeopera.provider.v1.DestroyRequest.credentials:type_name -> kubeopera.provider.v1.DestroyRequest.CredentialsEntry
+	4,  // 15: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
+	8,  // 16: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
+	10, // 17: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
+	12, // 18: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
+	14, // 19: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
+	16, // 20: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
+	7,  // 21: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
+	9,  // 22: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
+	11, // 23: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
+	13, // 24: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
+	15, // 25: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
+	11, // 26: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
+	21, // [21:27] is the sub-list for method output_type
+	15, // [15:21] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_provider_proto_init() }
@@ -1170,13 +1372,14 @@ func file_provider_proto_init() {
 	if File_provider_proto != nil {
 		return
 	}
+	file_provider_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_provider_proto_rawDesc), len(file_provider_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,50 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// GET /providers is what a wizard renders from: every declaration of each
+// plugin, its health, and the files that were not loaded with the reason.
+func TestProvidersListDeclarationsHealthAndSkippedFiles(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	code, body := e.do(http.MethodGet, "/api/v1/providers", e.viewer, nil)
+	mustStatus(t, "list providers", code, body, 200)
+	list := decode[providerList](t, body)
+	byName := map[string]providerView{}
+	for _, p := range list.Items {
+		byName[p.Name] = p
+	}
+	vanilla, ok := byName["aws-vanilla"]
+	if !ok {
+		t.Fatalf("aws-vanilla not listed: %s", body)
+	}
+	if !strings.Contains(strings.Join(vanilla.Capabilities, ","), "provision") || vanilla.Health != "ok" ||
+		vanilla.RegionInput != "region" || len(vanilla.Topologies) == 0 {
+		t.Errorf("aws-vanilla = %+v", vanilla)
+	}
+	kinds := map[string]credentialKindView{}
+	for _, k := range vanilla.CredentialKinds {
+		kinds[k.Name] = k
+	}
+	if k := kinds["access_key"]; k.Last4Field != "accessKeyId" || len(k.Fields) != 2 || !k.Fields[1].Secret {
+		t.Errorf("access_key declaration = %+v", k)
+	}
+	var cred fieldView
+	for _, f := range vanilla.Schema {
+		if f.Name == "credentialRef" {
+			cred = f
+		}
+	}
+	if cred.Type != "credential" || len(cred.CredentialKinds) != 2 {
+		t.Errorf("credentialRef = %+v, want a credential reference naming the AWS kinds", cred)
+	}
+	if g := byName["gcp-stub"]; g.Availability != "SOON" || len(g.Capabilities) != 0 {
+		t.Errorf("gcp-stub = %+v", g)
+	}
+	if len(list.Skipped) != 1 || list.Skipped[0].Reason != "not a plugin" || !strings.HasSuffix(list.Skipped[0].Path, "README") {
+		t.Errorf("skipped = %+v, want the README as not a plugin", list.Skipped)
+	}
+}
