@@ -84,3 +84,24 @@ func TestFirstAdminGoesThroughTheServiceProxyAndGivesUp(t *testing.T) {
 		t.Errorf("while waiting: %+v", out)
 	}
 }
+
+// At Ready the message names the DNS records to create, read from the
+// ingress controller's Service, or says it has no address yet.
+func TestDNSAdviceReadsTheIngressAddress(t *testing.T) {
+	ctx := context.Background()
+	p := New(Options{})
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: ingressService, Namespace: ingressNamespace}}
+	tc := fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(svc).Build()
+	hc := adminCluster("c1")
+	hc.Spec.Domain = "ops.example.com"
+	msg := p.dnsAdvice(ctx, hc, &target{client: tc})
+	if !strings.Contains(msg, "ops.example.com and api.ops.example.com") || !strings.Contains(msg, "has none yet") {
+		t.Errorf("no address yet: %q", msg)
+	}
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "abc.elb.eu-north-1.amazonaws.com"}}
+	tc = fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(svc).Build()
+	msg = p.dnsAdvice(ctx, hc, &target{client: tc})
+	if !strings.Contains(msg, "CNAME records for ops.example.com and api.ops.example.com pointing at abc.elb.eu-north-1.amazonaws.com") {
+		t.Errorf("with a load balancer: %q", msg)
+	}
+}

@@ -155,7 +155,7 @@ func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byt
 			return out.phase, out.msg, err
 		}
 	}
-	return v1.PhaseReady, readyMessage(hc), nil
+	return v1.PhaseReady, readyMessage(hc) + "; " + p.dnsAdvice(ctx, hc, t), nil
 }
 
 // target returns the connection to hc's cluster, reusing the last one
