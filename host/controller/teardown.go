@@ -25,17 +25,17 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	p := hc.Spec.Provisioning
 	if p == nil {
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "NotProvisioned",
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNotProvisioned,
 			"teardown: KubeOpera did not provision this cluster, so it cannot destroy it; disconnect it instead")
 	}
 	prov, err := r.Providers.Provider(p.Plugin)
 	if err != nil {
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "NoSuchProvider", "teardown: "+err.Error())
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNoSuchProvider, "teardown: "+err.Error())
 	}
 	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
 	switch {
 	case errors.Is(err, sdk.ErrNotFound):
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "CredentialMissing",
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonCredentialMissing,
 			fmt.Sprintf("teardown: cloud credential %s: %v; restore it, then request the teardown again", p.CredentialRef, err))
 	case err != nil:
 		r.tearingDown(hc, "tearing down: cloud credential %s cannot be read yet, retrying in %s: %v", p.CredentialRef, r.PollInterval, err)
@@ -58,7 +58,7 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	switch st.State {
 	case sdk.Failed:
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "DestroyFailed", fmt.Sprintf("teardown failed: %s (%s): %s",
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s (%s): %s",
 			p.Plugin, errorClass(st.ErrorClass), st.Message))
 	case sdk.Succeeded:
 		return ctrl.Result{}, r.tornDown(ctx, hc, p.Plugin)
@@ -70,7 +70,7 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 func (r *Reconciler) tearingDown(hc *v1.HostCluster, format string, args ...any) {
 	hc.Status.Phase = v1.PhaseTearingDown
 	hc.Status.Message = fmt.Sprintf(format, args...)
-	setCondition(hc, v1.ConditionTornDown, metav1.ConditionFalse, "InProgress", hc.Status.Message)
+	setCondition(hc, v1.ConditionTornDown, metav1.ConditionFalse, v1.ReasonInProgress, hc.Status.Message)
 }
 
 // destroyError: a crashed or unavailable plugin is retried, the rest fails.
@@ -80,7 +80,7 @@ func (r *Reconciler) destroyError(ctx context.Context, hc *v1.HostCluster, req, 
 		r.tearingDown(hc, "tearing down: %s: %s failed, retrying in %s: %v", plugin, call, r.PollInterval, err)
 		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
 	}
-	return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "DestroyFailed", fmt.Sprintf("teardown failed: %s: %s: %v", plugin, call, err))
+	return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s: %s: %v", plugin, call, err))
 }
 
 // teardownFailed marks request req failed: phase Failed with msg, a
@@ -98,7 +98,7 @@ func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin st
 	before := hc.DeepCopy()
 	hc.Status.Phase = v1.PhaseTearingDown
 	hc.Status.Message = plugin + ": cloud resources deleted; removing the cluster from KubeOpera"
-	setCondition(hc, v1.ConditionTornDown, metav1.ConditionTrue, "Destroyed", hc.Status.Message)
+	setCondition(hc, v1.ConditionTornDown, metav1.ConditionTrue, v1.ReasonDestroyed, hc.Status.Message)
 	if err := r.Status().Patch(ctx, hc, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("record the teardown: %w", err)
 	}

@@ -150,7 +150,7 @@ func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byt
 		out, err := s(ctx, hc, t)
 		if err != nil || !out.done {
 			if out.phase == v1.PhaseFailed {
-				setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, "PipelineFailed", out.msg)
+				setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, v1.ReasonPipelineFailed, out.msg)
 			}
 			return out.phase, out.msg, err
 		}
