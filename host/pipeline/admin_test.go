@@ -105,3 +105,26 @@ func TestDNSAdviceReadsTheIngressAddress(t *testing.T) {
 		t.Errorf("with a load balancer: %q", msg)
 	}
 }
+
+// A deleted cluster's connection and remembered Flux installs are dropped,
+// and only its own.
+func TestForgetDropsOnlyThatCluster(t *testing.T) {
+	p := New(Options{})
+	for _, id := range []string{"c1", "c10"} {
+		p.targets.Store(v1.Namespace+"/"+id, cachedTarget{})
+		p.installed.Store(v1.Namespace+"/"+id+"/uid/1", "installed")
+	}
+	p.Forget(adminCluster("c1"))
+	if _, ok := p.targets.Load(v1.Namespace + "/c1"); ok {
+		t.Error("c1's connection is still kept")
+	}
+	if _, ok := p.installed.Load(v1.Namespace + "/c1/uid/1"); ok {
+		t.Error("c1's Flux install is still remembered")
+	}
+	if _, ok := p.targets.Load(v1.Namespace + "/c10"); !ok {
+		t.Error("c10's connection was dropped with c1's")
+	}
+	if _, ok := p.installed.Load(v1.Namespace + "/c10/uid/1"); !ok {
+		t.Error("c10's Flux install was forgotten with c1's")
+	}
+}
