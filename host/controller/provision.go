@@ -91,9 +91,11 @@ func (r *Reconciler) rememberOperation(ctx context.Context, hc *v1.HostCluster, 
 		hc.Annotations = map[string]string{}
 	}
 	hc.Annotations[OperationAnnotation] = id
+	status := hc.Status.DeepCopy()
 	if err := r.Patch(ctx, hc, patch); err != nil {
 		return fmt.Errorf("record operation %s: %w", id, err)
 	}
+	hc.Status = *status // the answer carries the stored status, not this reconcile's
 	return nil
 }
 

@@ -87,9 +87,11 @@ func (r *Reconciler) destroyError(ctx context.Context, hc *v1.HostCluster, req, 
 // Warning event, and the operation forgotten so the next request starts a
 // new Destroy.
 func (r *Reconciler) teardownFailed(ctx context.Context, hc *v1.HostCluster, req, reason, msg string) error {
-	msg += "; fix the cause, then request the teardown again"
-	fail(hc, v1.ConditionTornDown, reason, msg)
-	return r.annotate(ctx, hc, map[string]*string{v1.TeardownFailedAnnotation: &req, v1.DestroyOperationAnnotation: nil})
+	if err := r.annotate(ctx, hc, map[string]*string{v1.TeardownFailedAnnotation: &req, v1.DestroyOperationAnnotation: nil}); err != nil {
+		return err
+	}
+	fail(hc, v1.ConditionTornDown, reason, msg+"; fix the cause, then request the teardown again")
+	return nil
 }
 
 // tornDown records that the cloud side is gone, then deletes the
@@ -108,7 +110,8 @@ func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin st
 	return nil
 }
 
-// annotate sets (or, for nil, removes) annotations on hc with a patch.
+// annotate sets (or, for nil, removes) annotations on hc with a patch,
+// keeping the status this reconcile has made so far.
 func (r *Reconciler) annotate(ctx context.Context, hc *v1.HostCluster, set map[string]*string) error {
 	patch := client.MergeFrom(hc.DeepCopy())
 	if hc.Annotations == nil {
@@ -121,8 +124,10 @@ func (r *Reconciler) annotate(ctx context.Context, hc *v1.HostCluster, set map[s
 			hc.Annotations[k] = *v
 		}
 	}
+	status := hc.Status.DeepCopy()
 	if err := r.Patch(ctx, hc, patch); err != nil {
 		return fmt.Errorf("record the teardown on HostCluster %s: %w", hc.Name, err)
 	}
+	hc.Status = *status // the answer carries the stored status, not this reconcile's
 	return nil
 }
