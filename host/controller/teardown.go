@@ -30,7 +30,8 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	prov, err := r.Providers.Provider(p.Plugin)
 	if err != nil {
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNoSuchProvider, "teardown: "+err.Error())
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNoSuchProvider,
+			"teardown: "+err.Error()+"; install that plugin, then request the teardown again")
 	}
 	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
 	switch {
@@ -90,7 +91,10 @@ func (r *Reconciler) teardownFailed(ctx context.Context, hc *v1.HostCluster, req
 	if err := r.annotate(ctx, hc, map[string]*string{v1.TeardownFailedAnnotation: &req, v1.DestroyOperationAnnotation: nil}); err != nil {
 		return err
 	}
-	fail(hc, v1.ConditionTornDown, reason, msg+"; fix the cause, then request the teardown again")
+	if reason == v1.ReasonDestroyFailed {
+		msg += "; fix the cause, then request the teardown again"
+	}
+	fail(hc, v1.ConditionTornDown, reason, msg)
 	return nil
 }
 

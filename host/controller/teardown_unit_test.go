@@ -96,6 +96,7 @@ func TestTeardownStep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%s: %s", hc.Status.Phase, hc.Status.Message)
 			if hc.Status.Phase != c.phase || !strings.Contains(hc.Status.Message, c.says) || (res.RequeueAfter > 0) != c.requeue {
 				t.Errorf("phase %s, message %q, requeue %v; want %s, %q, requeue %v", hc.Status.Phase, hc.Status.Message, res.RequeueAfter, c.phase, c.says, c.requeue)
 			}
