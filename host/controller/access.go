@@ -38,7 +38,7 @@ func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]
 	hc.Status.Phase = v1.PhaseValidatingAccess
 	cfg, err := restConfig(data)
 	if err != nil {
-		fail(hc, v1.ConditionAccessValidated, "InvalidKubeconfig", fmt.Sprintf("kubeconfig Secret %s: %v", ref.Name, err))
+		fail(hc, v1.ConditionAccessValidated, v1.ReasonInvalidKubeconfig, fmt.Sprintf("kubeconfig Secret %s: %v", ref.Name, err))
 		return nil, ctrl.Result{}, nil
 	}
 	version, err := serverVersion(ctx, cfg)
@@ -46,11 +46,11 @@ func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]
 	case err == nil:
 		hc.Status.KubeconfigSecret = ref.Name
 		msg := fmt.Sprintf("API server %s answered (Kubernetes %s)", cfg.Host, version)
-		setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionTrue, "Reachable", msg)
+		setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionTrue, v1.ReasonReachable, msg)
 		hc.Status.Message = msg
 		return data, ctrl.Result{}, nil
 	case permanent(err):
-		fail(hc, v1.ConditionAccessValidated, "AccessRefused", fmt.Sprintf("API server %s: %v", cfg.Host, err))
+		fail(hc, v1.ConditionAccessValidated, v1.ReasonAccessRefused, fmt.Sprintf("API server %s: %v", cfg.Host, err))
 		return nil, ctrl.Result{}, nil
 	}
 	return nil, r.retryAccess(hc, fmt.Errorf("API server %s: %w", cfg.Host, err)), nil
@@ -60,11 +60,11 @@ func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]
 // grows with the time spent failing, until the window is over.
 func (r *Reconciler) retryAccess(hc *v1.HostCluster, err error) ctrl.Result {
 	hc.Status.Phase = v1.PhaseValidatingAccess
-	setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionFalse, "Unreachable", err.Error())
+	setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionFalse, v1.ReasonUnreachable, err.Error())
 	since := meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionAccessValidated).LastTransitionTime.Time
 	elapsed := time.Since(since)
 	if elapsed >= r.AccessRetryWindow {
-		fail(hc, v1.ConditionAccessValidated, "Unreachable",
+		fail(hc, v1.ConditionAccessValidated, v1.ReasonUnreachable,
 			fmt.Sprintf("gave up after %s: %v", r.AccessRetryWindow.Round(time.Second), err))
 		return ctrl.Result{}
 	}

@@ -28,13 +28,13 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	p := hc.Spec.Provisioning
 	prov, err := r.Providers.Provider(p.Plugin)
 	if err != nil {
-		fail(hc, v1.ConditionProvisioned, "NoSuchProvider", err.Error())
+		fail(hc, v1.ConditionProvisioned, v1.ReasonNoSuchProvider, err.Error())
 		return nil, ctrl.Result{}, nil
 	}
 	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
 	switch {
 	case errors.Is(err, sdk.ErrNotFound):
-		fail(hc, v1.ConditionProvisioned, "CredentialMissing", fmt.Sprintf("cloud credential %s: %v", p.CredentialRef, err))
+		fail(hc, v1.ConditionProvisioned, v1.ReasonCredentialMissing, fmt.Sprintf("cloud credential %s: %v", p.CredentialRef, err))
 		return nil, ctrl.Result{}, nil
 	case err != nil: // the database or key may be back on the next try
 		hc.Status.Message = fmt.Sprintf("cloud credential %s cannot be read yet, retrying: %v", p.CredentialRef, err)
@@ -63,12 +63,12 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	}
 	switch st.State {
 	case sdk.Failed:
-		fail(hc, v1.ConditionProvisioned, "ProvisioningFailed", fmt.Sprintf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
+		fail(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed, fmt.Sprintf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
 		return nil, ctrl.Result{}, nil
 	case sdk.Succeeded:
 	default:
 		hc.Status.Message = fmt.Sprintf("%s: %s (%d%%)", p.Plugin, st.Message, st.Progress)
-		setCondition(hc, v1.ConditionProvisioned, metav1.ConditionFalse, "InProgress", hc.Status.Message)
+		setCondition(hc, v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, hc.Status.Message)
 		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
 	}
 	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: op, Credentials: creds})
@@ -80,7 +80,7 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	}
 	hc.Status.KubeconfigSecret = secret
 	hc.Status.Message = p.Plugin + ": cluster created; kubeconfig stored in " + secret
-	setCondition(hc, v1.ConditionProvisioned, metav1.ConditionTrue, "Provisioned", hc.Status.Message)
+	setCondition(hc, v1.ConditionProvisioned, metav1.ConditionTrue, v1.ReasonProvisioned, hc.Status.Message)
 	var res ctrl.Result
 	if !kc.ExpiresAt.IsZero() {
 		res.RequeueAfter = r.refreshIn(kc.ExpiresAt)
@@ -96,9 +96,11 @@ func (r *Reconciler) rememberOperation(ctx context.Context, hc *v1.HostCluster, 
 		hc.Annotations = map[string]string{}
 	}
 	hc.Annotations[OperationAnnotation] = id
+	status := hc.Status.DeepCopy()
 	if err := r.Patch(ctx, hc, patch); err != nil {
 		return fmt.Errorf("record operation %s: %w", id, err)
 	}
+	hc.Status = *status // the answer carries the stored status, not this reconcile's
 	return nil
 }
 
@@ -109,9 +111,9 @@ func (r *Reconciler) pluginError(hc *v1.HostCluster, plugin, call string, err er
 		hc.Status.Message = fmt.Sprintf("%s: %s failed, retrying: %v", plugin, call, err)
 		return ctrl.Result{RequeueAfter: r.PollInterval}
 	case errors.Is(err, sdk.ErrNotFound):
-		fail(hc, v1.ConditionProvisioned, "OperationLost", fmt.Sprintf("%s: %s: %v", plugin, call, err))
+		fail(hc, v1.ConditionProvisioned, v1.ReasonOperationLost, fmt.Sprintf("%s: %s: %v", plugin, call, err))
 	default:
-		fail(hc, v1.ConditionProvisioned, "ProvisioningFailed", fmt.Sprintf("%s: %s: %v", plugin, call, err))
+		fail(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed, fmt.Sprintf("%s: %s: %v", plugin, call, err))
 	}
 	return ctrl.Result{}
 }

@@ -146,7 +146,7 @@ func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeco
 	if r.Pipeline == nil {
 		hc.Status.Phase = v1.PhaseBootstrappingFlux
 		hc.Status.Message = "waiting: the shared pipeline (Flux bootstrap, GitOps tree, KubeOpera install) is not available in this build"
-		setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, "PipelineUnavailable", hc.Status.Message)
+		setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, v1.ReasonPipelineUnavailable, hc.Status.Message)
 		return ctrl.Result{}, nil
 	}
 	phase, msg, err := r.Pipeline.Run(ctx, hc, kubeconfig)
@@ -171,7 +171,7 @@ func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeco
 	default:
 		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
 	}
-	setCondition(hc, v1.ConditionReady, metav1.ConditionTrue, "PipelineDone", msg)
+	setCondition(hc, v1.ConditionReady, metav1.ConditionTrue, v1.ReasonPipelineDone, msg)
 	return ctrl.Result{}, nil
 }
 

@@ -25,17 +25,18 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	p := hc.Spec.Provisioning
 	if p == nil {
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "NotProvisioned",
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNotProvisioned,
 			"teardown: KubeOpera did not provision this cluster, so it cannot destroy it; disconnect it instead")
 	}
 	prov, err := r.Providers.Provider(p.Plugin)
 	if err != nil {
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "NoSuchProvider", "teardown: "+err.Error())
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNoSuchProvider,
+			"teardown: "+err.Error()+"; install that plugin, then request the teardown again")
 	}
 	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
 	switch {
 	case errors.Is(err, sdk.ErrNotFound):
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "CredentialMissing",
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonCredentialMissing,
 			fmt.Sprintf("teardown: cloud credential %s: %v; restore it, then request the teardown again", p.CredentialRef, err))
 	case err != nil:
 		r.tearingDown(hc, "tearing down: cloud credential %s cannot be read yet, retrying in %s: %v", p.CredentialRef, r.PollInterval, err)
@@ -58,7 +59,7 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	switch st.State {
 	case sdk.Failed:
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "DestroyFailed", fmt.Sprintf("teardown failed: %s (%s): %s",
+		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s (%s): %s",
 			p.Plugin, errorClass(st.ErrorClass), st.Message))
 	case sdk.Succeeded:
 		return ctrl.Result{}, r.tornDown(ctx, hc, p.Plugin)
@@ -70,7 +71,7 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 func (r *Reconciler) tearingDown(hc *v1.HostCluster, format string, args ...any) {
 	hc.Status.Phase = v1.PhaseTearingDown
 	hc.Status.Message = fmt.Sprintf(format, args...)
-	setCondition(hc, v1.ConditionTornDown, metav1.ConditionFalse, "InProgress", hc.Status.Message)
+	setCondition(hc, v1.ConditionTornDown, metav1.ConditionFalse, v1.ReasonInProgress, hc.Status.Message)
 }
 
 // destroyError: a crashed or unavailable plugin is retried, the rest fails.
@@ -80,16 +81,21 @@ func (r *Reconciler) destroyError(ctx context.Context, hc *v1.HostCluster, req, 
 		r.tearingDown(hc, "tearing down: %s: %s failed, retrying in %s: %v", plugin, call, r.PollInterval, err)
 		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
 	}
-	return ctrl.Result{}, r.teardownFailed(ctx, hc, req, "DestroyFailed", fmt.Sprintf("teardown failed: %s: %s: %v", plugin, call, err))
+	return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s: %s: %v", plugin, call, err))
 }
 
 // teardownFailed marks request req failed: phase Failed with msg, a
 // Warning event, and the operation forgotten so the next request starts a
 // new Destroy.
 func (r *Reconciler) teardownFailed(ctx context.Context, hc *v1.HostCluster, req, reason, msg string) error {
-	msg += "; fix the cause, then request the teardown again"
+	if err := r.annotate(ctx, hc, map[string]*string{v1.TeardownFailedAnnotation: &req, v1.DestroyOperationAnnotation: nil}); err != nil {
+		return err
+	}
+	if reason == v1.ReasonDestroyFailed {
+		msg += "; fix the cause, then request the teardown again"
+	}
 	fail(hc, v1.ConditionTornDown, reason, msg)
-	return r.annotate(ctx, hc, map[string]*string{v1.TeardownFailedAnnotation: &req, v1.DestroyOperationAnnotation: nil})
+	return nil
 }
 
 // tornDown records that the cloud side is gone, then deletes the
@@ -98,7 +104,7 @@ func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin st
 	before := hc.DeepCopy()
 	hc.Status.Phase = v1.PhaseTearingDown
 	hc.Status.Message = plugin + ": cloud resources deleted; removing the cluster from KubeOpera"
-	setCondition(hc, v1.ConditionTornDown, metav1.ConditionTrue, "Destroyed", hc.Status.Message)
+	setCondition(hc, v1.ConditionTornDown, metav1.ConditionTrue, v1.ReasonDestroyed, hc.Status.Message)
 	if err := r.Status().Patch(ctx, hc, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("record the teardown: %w", err)
 	}
@@ -108,7 +114,8 @@ func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin st
 	return nil
 }
 
-// annotate sets (or, for nil, removes) annotations on hc with a patch.
+// annotate sets (or, for nil, removes) annotations on hc with a patch,
+// keeping the status this reconcile has made so far.
 func (r *Reconciler) annotate(ctx context.Context, hc *v1.HostCluster, set map[string]*string) error {
 	patch := client.MergeFrom(hc.DeepCopy())
 	if hc.Annotations == nil {
@@ -121,8 +128,10 @@ func (r *Reconciler) annotate(ctx context.Context, hc *v1.HostCluster, set map[s
 			hc.Annotations[k] = *v
 		}
 	}
+	status := hc.Status.DeepCopy()
 	if err := r.Patch(ctx, hc, patch); err != nil {
 		return fmt.Errorf("record the teardown on HostCluster %s: %w", hc.Name, err)
 	}
+	hc.Status = *status // the answer carries the stored status, not this reconcile's
 	return nil
 }

@@ -17,8 +17,8 @@ import (
 )
 
 // trace polls HostCluster id, logging every new phase and message, until
-// done holds (or fails the test after within); it returns the last object
-// seen, nil once the HostCluster is gone.
+// done holds (or fails the test after within); done and the result get
+// nil once the HostCluster is gone.
 func (e *env) trace(id string, within time.Duration, done func(hc *v1.HostCluster) bool) *v1.HostCluster {
 	e.t.Helper()
 	deadline := time.Now().Add(within)
@@ -60,7 +60,7 @@ func TestTeardownDestroysThroughThePluginAndCanBeRetried(t *testing.T) {
 	if err := e.c.Create(ctx, provisioned("td1")); err != nil {
 		t.Fatal(err)
 	}
-	e.trace("td1", 30*time.Second, func(hc *v1.HostCluster) bool { return hc.Status.Phase == v1.PhaseBootstrappingFlux })
+	e.trace("td1", 30*time.Second, func(hc *v1.HostCluster) bool { return hc != nil && hc.Status.Phase == v1.PhaseBootstrappingFlux })
 
 	fails := filepath.Join(os.Getenv("TESTCLOUD_STATE"), "destroy-fails-td1")
 	if err := os.WriteFile(fails, nil, 0o600); err != nil {
@@ -69,6 +69,9 @@ func TestTeardownDestroysThroughThePluginAndCanBeRetried(t *testing.T) {
 	e.requestTeardown("td1", "first")
 	sawTearingDown := false
 	hc := e.trace("td1", 30*time.Second, func(hc *v1.HostCluster) bool {
+		if hc == nil {
+			t.Fatal("the HostCluster went away while its teardown was failing")
+		}
 		sawTearingDown = sawTearingDown || hc.Status.Phase == v1.PhaseTearingDown
 		return hc.Status.Phase == v1.PhaseFailed
 	})

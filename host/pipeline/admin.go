@@ -40,7 +40,7 @@ const setupPath = "/api/v1/setup/admin"
 // call and the outcome recorded on that Secret afterwards.
 func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
 	if hc.Spec.AdminEmail == "" || hc.Spec.AdminUsername == "" {
-		setCondition(hc, v1.ConditionAdminCreated, metav1.ConditionFalse, "Skipped",
+		setCondition(hc, v1.ConditionAdminCreated, metav1.ConditionFalse, v1.ReasonSkipped,
 			"first admin not created: set adminEmail and adminUsername to have one created")
 		return outcome{done: true}, nil
 	}
@@ -53,9 +53,9 @@ func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, t *targe
 	hc.Status.AdminPasswordSecretRef = name
 	switch s.Annotations[adminStateAnnotation] {
 	case adminCreated:
-		return p.adminDone(hc, metav1.ConditionTrue, "Created", "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
+		return p.adminDone(hc, metav1.ConditionTrue, v1.ReasonCreated, "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
 	case adminExisted:
-		return p.adminDone(hc, metav1.ConditionFalse, "AlreadyExists", "first admin not created: the installed KubeOpera already had an administrator")
+		return p.adminDone(hc, metav1.ConditionFalse, v1.ReasonAlreadyExists, "first admin not created: the installed KubeOpera already had an administrator")
 	}
 	setup, err := p.setupSecret(ctx, hc)
 	if err != nil {
@@ -74,14 +74,14 @@ func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, t *targe
 		if err := p.markAdmin(ctx, s, adminCreated); err != nil {
 			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
 		}
-		return p.adminDone(hc, metav1.ConditionTrue, "Created", "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
+		return p.adminDone(hc, metav1.ConditionTrue, v1.ReasonCreated, "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
 	case status == http.StatusConflict:
 		// An earlier call of ours may have succeeded just before a crash:
 		// the Secret's password is then the admin's; say both.
 		if err := p.markAdmin(ctx, s, adminExisted); err != nil {
 			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
 		}
-		return p.adminDone(hc, metav1.ConditionFalse, "AlreadyExists",
+		return p.adminDone(hc, metav1.ConditionFalse, v1.ReasonAlreadyExists,
 			"first admin not created: the installed KubeOpera already has an administrator (if an earlier attempt of this pipeline made it, its password is in Secret %s)", where)
 	case status >= 500 || status == http.StatusNotFound: // not served yet
 		return p.adminRetry(hc, "creating the first admin at %s: HTTP %d %s", url, status, detail), nil

@@ -84,3 +84,47 @@ func TestFirstAdminGoesThroughTheServiceProxyAndGivesUp(t *testing.T) {
 		t.Errorf("while waiting: %+v", out)
 	}
 }
+
+// At Ready the message names the DNS records to create, read from the
+// ingress controller's Service, or says it has no address yet.
+func TestDNSAdviceReadsTheIngressAddress(t *testing.T) {
+	ctx := context.Background()
+	p := New(Options{})
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: ingressService, Namespace: ingressNamespace}}
+	tc := fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(svc).Build()
+	hc := adminCluster("c1")
+	hc.Spec.Domain = "ops.example.com"
+	msg := p.dnsAdvice(ctx, hc, &target{client: tc})
+	if !strings.Contains(msg, "ops.example.com and api.ops.example.com") || !strings.Contains(msg, "has none yet") {
+		t.Errorf("no address yet: %q", msg)
+	}
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "abc.elb.eu-north-1.amazonaws.com"}}
+	tc = fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(svc).Build()
+	msg = p.dnsAdvice(ctx, hc, &target{client: tc})
+	if !strings.Contains(msg, "CNAME records for ops.example.com and api.ops.example.com pointing at abc.elb.eu-north-1.amazonaws.com") {
+		t.Errorf("with a load balancer: %q", msg)
+	}
+}
+
+// A deleted cluster's connection and remembered Flux installs are dropped,
+// and only its own.
+func TestForgetDropsOnlyThatCluster(t *testing.T) {
+	p := New(Options{})
+	for _, id := range []string{"c1", "c10"} {
+		p.targets.Store(v1.Namespace+"/"+id, cachedTarget{})
+		p.installed.Store(v1.Namespace+"/"+id+"/uid/1", "installed")
+	}
+	p.Forget(adminCluster("c1"))
+	if _, ok := p.targets.Load(v1.Namespace + "/c1"); ok {
+		t.Error("c1's connection is still kept")
+	}
+	if _, ok := p.installed.Load(v1.Namespace + "/c1/uid/1"); ok {
+		t.Error("c1's Flux install is still remembered")
+	}
+	if _, ok := p.targets.Load(v1.Namespace + "/c10"); !ok {
+		t.Error("c10's connection was dropped with c1's")
+	}
+	if _, ok := p.installed.Load(v1.Namespace + "/c10/uid/1"); !ok {
+		t.Error("c10's Flux install was forgotten with c1's")
+	}
+}

@@ -27,7 +27,7 @@ func gitSecretName(clusterID string) string { return "kubeopera-" + clusterID + 
 func (p *Pipeline) bootstrapFlux(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
 	key := fmt.Sprintf("%s/%s/%s/%d", hc.Namespace, hc.Name, hc.UID, hc.Generation)
 	if msg, ok := p.installed.Load(key); ok && !doneFor(hc, v1.ConditionFluxInstalled) {
-		setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, "Installed", msg.(string))
+		setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, v1.ReasonInstalled, msg.(string))
 	}
 	if !doneFor(hc, v1.ConditionFluxInstalled) {
 		if out, err := p.installFlux(ctx, hc, t); err != nil || !out.done {
@@ -41,11 +41,11 @@ func (p *Pipeline) bootstrapFlux(ctx context.Context, hc *v1.HostCluster, t *tar
 	}
 	hc.Status.FluxHealthy = report.Ready
 	if report.Ready {
-		setCondition(hc, v1.ConditionFluxReady, metav1.ConditionTrue, "ControllersAvailable", "every Flux controller is available")
+		setCondition(hc, v1.ConditionFluxReady, metav1.ConditionTrue, v1.ReasonControllersAvailable, "every Flux controller is available")
 		return outcome{done: true}, nil
 	}
 	notReady := strings.Join(report.NotReady, "; ")
-	setCondition(hc, v1.ConditionFluxReady, metav1.ConditionFalse, "ControllersNotAvailable", notReady)
+	setCondition(hc, v1.ConditionFluxReady, metav1.ConditionFalse, v1.ReasonControllersNotAvailable, notReady)
 	if waited := since(hc, v1.ConditionFluxInstalled); waited > p.o.FluxTimeout {
 		return failed("Flux controllers not ready %s after install: %s", waited.Round(1e9), notReady), nil
 	}
@@ -79,7 +79,7 @@ func (p *Pipeline) installFlux(ctx context.Context, hc *v1.HostCluster, t *targe
 	case err != nil:
 		return failed("installing Flux with Helm: %v", err), nil
 	}
-	setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, "Installed",
+	setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, v1.ReasonInstalled,
 		fmt.Sprintf("Helm release %s/%s revision %d (chart %s)", rel.Namespace, rel.Name, rel.Revision, rel.ChartVersion))
 	return outcome{done: true}, nil
 }

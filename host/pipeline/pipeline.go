@@ -150,12 +150,12 @@ func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byt
 		out, err := s(ctx, hc, t)
 		if err != nil || !out.done {
 			if out.phase == v1.PhaseFailed {
-				setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, "PipelineFailed", out.msg)
+				setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, v1.ReasonPipelineFailed, out.msg)
 			}
 			return out.phase, out.msg, err
 		}
 	}
-	return v1.PhaseReady, readyMessage(hc), nil
+	return v1.PhaseReady, readyMessage(hc) + "; " + p.dnsAdvice(ctx, hc, t), nil
 }
 
 // target returns the connection to hc's cluster, reusing the last one

@@ -76,7 +76,7 @@ func (p *Pipeline) pushTree(ctx context.Context, hc *v1.HostCluster, t *target) 
 	if res.Changed {
 		msg = fmt.Sprintf("pushed %s to %s", short(res.Commit), hc.Spec.GitOpsRepoURL)
 	}
-	setCondition(hc, v1.ConditionGitOpsPushed, metav1.ConditionTrue, "Pushed", msg)
+	setCondition(hc, v1.ConditionGitOpsPushed, metav1.ConditionTrue, v1.ReasonPushed, msg)
 	return outcome{done: true}, nil
 }
 
@@ -100,7 +100,7 @@ func (p *Pipeline) installKubeOpera(ctx context.Context, hc *v1.HostCluster, t *
 		if err := fluxsync.RequestFetch(ctx, t.client, hc.Name); err != nil {
 			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
 		}
-		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionFalse, "Applying",
+		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionFalse, v1.ReasonApplying,
 			"Flux is applying "+short(hc.Status.GitOpsRevision))
 	}
 	report, err := fluxsync.Check(ctx, t.client, hc.Name, hc.Status.GitOpsRevision)
@@ -110,7 +110,7 @@ func (p *Pipeline) installKubeOpera(ctx context.Context, hc *v1.HostCluster, t *
 	case report.Failed:
 		return failed("Flux could not apply the GitOps tree: %s", report.Message), nil
 	case report.Ready:
-		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionTrue, "Applied", report.Message)
+		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionTrue, v1.ReasonApplied, report.Message)
 		return outcome{done: true}, nil
 	}
 	if report.InfrastructureReady {

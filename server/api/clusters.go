@@ -43,19 +43,21 @@ func (s *server) deleteCluster(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	msg, refused := disconnectAllowed(row)
+	if refused != nil && row.Source != store.SourceSelfRegistered {
+		return refused
+	}
 	_, unmanaged := s.registry.(hostclusters.Unconfigured)
 	if row.Source == store.SourceSelfRegistered || unmanaged || !s.sync {
-		if err := s.registry.Delete(ctx, row.ID); err != nil && row.Source != store.SourceSelfRegistered {
-			return problem(http.StatusBadGateway, "could not delete HostCluster %s on the management cluster: %v; retry", row.ID, err)
+		if row.Source != store.SourceSelfRegistered {
+			if err := s.registry.Delete(ctx, row.ID); err != nil {
+				return problem(http.StatusBadGateway, "could not delete HostCluster %s on the management cluster: %v; retry", row.ID, err)
+			}
 		}
 		if err := s.store.DeleteCluster(ctx, row.ID); err != nil {
 			return err
 		}
 		return c.SendStatus(http.StatusNoContent)
-	}
-	msg, refused := disconnectAllowed(row)
-	if refused != nil {
-		return refused
 	}
 	if err := s.registry.Delete(ctx, row.ID); err != nil {
 		return problem(http.StatusBadGateway, "could not delete HostCluster %s on the management cluster: %v; retry", row.ID, err)

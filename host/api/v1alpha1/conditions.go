@@ -30,7 +30,7 @@ const (
 	ConditionReady = "Ready"
 )
 
-// Condition reasons shared by the steps.
+// Condition reasons, for a condition's Reason field.
 const (
 	// ReasonWaiting: the step waits for something that usually comes by
 	// itself; the message says what and until when it is retried.
@@ -38,4 +38,54 @@ const (
 	// ReasonRetrying: the step hit a transient error; the message says
 	// which and when it is retried.
 	ReasonRetrying = "Retrying"
+	// ReasonAccessRefused: the cluster refused the kubeconfig's credentials or certificate: fix the kubeconfig.
+	ReasonAccessRefused = "AccessRefused"
+	// ReasonAlreadyExists: the installed KubeOpera already had an administrator.
+	ReasonAlreadyExists = "AlreadyExists"
+	// ReasonApplied: Flux applied the pushed revision.
+	ReasonApplied = "Applied"
+	// ReasonApplying: Flux has not yet applied the pushed revision.
+	ReasonApplying = "Applying"
+	// ReasonControllersAvailable: every Flux controller is available.
+	ReasonControllersAvailable = "ControllersAvailable"
+	// ReasonControllersNotAvailable: some Flux controllers are not available yet.
+	ReasonControllersNotAvailable = "ControllersNotAvailable"
+	// ReasonCreated: the first admin was created.
+	ReasonCreated = "Created"
+	// ReasonCredentialMissing: the cloud credential the cluster references does not exist.
+	ReasonCredentialMissing = "CredentialMissing"
+	// ReasonDestroyFailed: the plugin's Destroy failed; a new teardown request retries it.
+	ReasonDestroyFailed = "DestroyFailed"
+	// ReasonDestroyed: the plugin's Destroy succeeded.
+	ReasonDestroyed = "Destroyed"
+	// ReasonInProgress: a plugin operation (provision or destroy) is running.
+	ReasonInProgress = "InProgress"
+	// ReasonInstalled: the Flux Helm release is installed for this generation.
+	ReasonInstalled = "Installed"
+	// ReasonInvalidKubeconfig: the kubeconfig cannot be parsed or its certificate data is bad.
+	ReasonInvalidKubeconfig = "InvalidKubeconfig"
+	// ReasonNoSuchProvider: no provider plugin of that name is loaded.
+	ReasonNoSuchProvider = "NoSuchProvider"
+	// ReasonNotProvisioned: a teardown was asked for a cluster KubeOpera did not provision.
+	ReasonNotProvisioned = "NotProvisioned"
+	// ReasonOperationLost: the plugin no longer knows the operation it started.
+	ReasonOperationLost = "OperationLost"
+	// ReasonPipelineDone: every pipeline step is done.
+	ReasonPipelineDone = "PipelineDone"
+	// ReasonPipelineFailed: a pipeline step failed; the message says what to fix.
+	ReasonPipelineFailed = "PipelineFailed"
+	// ReasonPipelineUnavailable: this build has no shared pipeline.
+	ReasonPipelineUnavailable = "PipelineUnavailable"
+	// ReasonProvisioned: the plugin's operation succeeded and the kubeconfig is stored.
+	ReasonProvisioned = "Provisioned"
+	// ReasonProvisioningFailed: the plugin's provisioning failed; the message carries its error class.
+	ReasonProvisioningFailed = "ProvisioningFailed"
+	// ReasonPushed: the GitOps tree is in its repository.
+	ReasonPushed = "Pushed"
+	// ReasonReachable: the API server answered.
+	ReasonReachable = "Reachable"
+	// ReasonSkipped: the step was not asked for (no admin email and username).
+	ReasonSkipped = "Skipped"
+	// ReasonUnreachable: the API server could not be reached (retried for the access window).
+	ReasonUnreachable = "Unreachable"
 )
