@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -59,7 +60,7 @@ func write(w io.Writer, figures []benchsummary.Figure) {
 	for _, f := range figures {
 		floor, ratio := "-", "-"
 		if f.Floor != 0 {
-			floor = fmt.Sprintf("%.3g %s", f.Floor, f.Unit)
+			floor = num(f.Floor) + " " + f.Unit
 			ratio = fmt.Sprintf("%.2f", f.Ratio())
 		}
 		holds := "no"
@@ -69,7 +70,15 @@ func write(w io.Writer, figures []benchsummary.Figure) {
 		case f.Holds():
 			holds = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%.3g %s\t%s\t%s\t%s\t%s\n", f.Name, f.Value, f.Unit, floor, ratio, f.Goal(), holds)
+		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\t%s\t%s\n", f.Name, num(f.Value), f.Unit, floor, ratio, f.Goal(), holds)
 	}
 	tw.Flush()
+}
+
+// num shows three significant digits, and large numbers whole.
+func num(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }

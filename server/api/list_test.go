@@ -118,7 +118,8 @@ func TestSyncOnReadOfAPageLooksUpOnlyThatPage(t *testing.T) {
 	for _, r := range rows {
 		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubeopera.io/v1alpha1", "kind": "HostCluster",
 			"metadata": map[string]any{"name": r.ID, "namespace": hostclusters.Namespace},
-			"spec":     map[string]any{"mode": "connect_existing", "provider": r.Provider}}}
+			"spec": map[string]any{"mode": "connect_existing", "provider": r.Provider,
+				"connectKubeconfigSecretRef": map[string]any{"name": hostclusters.KubeconfigSecretName(r.ID)}}}}
 		if _, err := dyn.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
