@@ -129,6 +129,12 @@ var schemas = map[string]any{
 	"Credential": obj(map[string]string{"id": "string", "label": "string", "kind": "string", "key_id": "string",
 		"last4": "string", "created_by": "string", "created_at": "string", "updated_at": "string"}),
 	"CredentialList": obj(map[string]string{"items": "[]Credential"}),
+	"Token": obj(map[string]string{"id": "string", "name": "string", "role": "string", "createdAt": "string",
+		"lastUsedAt": "string", "expiresAt": "string", "revokedAt": "string", "active": "boolean"}),
+	"TokenList": obj(map[string]string{"items": "[]Token"}),
+	"AuditEvent": obj(map[string]string{"id": "string", "at": "string", "actor": "string", "actorId": "string",
+		"method": "string", "route": "string", "target": "string", "status": "integer", "requestId": "string"}),
+	"AuditPage": obj(map[string]string{"items": "[]AuditEvent", "next": "string"}),
 	"CredentialRequest": obj(map[string]string{"label": "string", "kind": "string", "accessKeyId": "string",
 		"secretAccessKey": "string", "roleArn": "string", "externalId": "string", "sourceCredentialRef": "string"}, "label", "kind"),
 }
