@@ -29,5 +29,6 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newVersionCommand(), newPluginsCommand(), newDevCommand(), newServerCommand(), newTokensCommand(), newControllerCommand(),
 		newClustersCommand())
 	root.AddCommand(newUsersCommand())
+	root.AddCommand(newAuditCommand())
 	return root
 }

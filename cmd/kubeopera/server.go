@@ -41,6 +41,8 @@ func newServerCommand() *cobra.Command {
 		},
 	}
 	serverFlags(cmd, &c)
+	cmd.Flags().StringVar(&c.TLSCertFile, "tls-cert-file", os.Getenv("KUBEOPERA_TLS_CERT_FILE"), "serve HTTPS with this PEM certificate (chain), reloaded when it changes (env KUBEOPERA_TLS_CERT_FILE)")
+	cmd.Flags().StringVar(&c.TLSKeyFile, "tls-key-file", os.Getenv("KUBEOPERA_TLS_KEY_FILE"), "the certificate's PEM private key (env KUBEOPERA_TLS_KEY_FILE)")
 	cmd.Flags().StringVar(&c.Listen, "listen", envOr("KUBEOPERA_LISTEN", "127.0.0.1:8080"), "address to listen on (env KUBEOPERA_LISTEN)")
 	cmd.Flags().StringVar(&c.PluginDir, "plugin-dir", plugin.DirFromEnv(), "directory of provider plugins (env KUBEOPERA_PLUGIN_DIR)")
 	cmd.Flags().StringVar(&c.ManagementKubeconfig, "kubeconfig", os.Getenv("KUBEOPERA_MANAGEMENT_KUBECONFIG"), "kubeconfig of the management cluster that runs the controller; default in-cluster when in a cluster")

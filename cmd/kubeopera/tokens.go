@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +17,7 @@ func newTokensCommand() *cobra.Command {
 	var (
 		c          serve.Config
 		role, name string
+		ttl        time.Duration
 	)
 	create := &cobra.Command{
 		Use:   "create",
@@ -35,7 +38,15 @@ func newTokensCommand() *cobra.Command {
 			}
 			defer st.Close()
 			token, hash := api.NewToken()
-			if err := st.CreateToken(cmd.Context(), &store.Token{Name: name, Role: string(r), Hash: hash}); err != nil {
+			t := &store.Token{Name: name, Role: string(r), Hash: hash}
+			if ttl < 0 {
+				return fmt.Errorf("--ttl must be positive, such as 720h; omit it for a token that does not expire")
+			}
+			if ttl > 0 {
+				exp := time.Now().Add(ttl).UTC().Truncate(time.Microsecond)
+				t.ExpiresAt = &exp
+			}
+			if err := st.CreateToken(cmd.Context(), t); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), token)
@@ -46,6 +57,76 @@ func newTokensCommand() *cobra.Command {
 	serverFlags(create, &c)
 	create.Flags().StringVar(&role, "role", "viewer", "platform-admin or viewer")
 	create.Flags().StringVar(&name, "name", "", "a name for the token (required)")
-	cmd.AddCommand(create)
+	create.Flags().DurationVar(&ttl, "ttl", 0, "expire the token after this long, such as 720h (default: never)")
+	cmd.AddCommand(create, newTokensListCommand(), newTokensRevokeCommand())
 	return cmd
+}
+
+func newTokensListCommand() *cobra.Command {
+	var c serve.Config
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List API tokens: name, role, last use, expiry, revocation (never the tokens)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := serve.OpenStore(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rows, err := st.ListTokens(cmd.Context())
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tNAME\tROLE\tCREATED\tLAST USED\tEXPIRES\tSTATE")
+			now := time.Now()
+			for _, t := range rows {
+				state := "active"
+				switch {
+				case t.RevokedAt != nil:
+					state = "revoked " + stamp(t.RevokedAt)
+				case !t.Active(now):
+					state = "expired"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Role, stamp(&t.CreatedAt),
+					stamp(t.LastUsedAt), stamp(t.ExpiresAt), state)
+			}
+			return w.Flush()
+		},
+	}
+	serverFlags(cmd, &c)
+	return cmd
+}
+
+func newTokensRevokeCommand() *cobra.Command {
+	var c serve.Config
+	cmd := &cobra.Command{
+		Use:   "revoke ID|NAME",
+		Short: "Revoke an API token; it stops working at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := serve.OpenStore(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			t, err := st.RevokeToken(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s token %q (%s)\n", t.Role, t.Name, t.ID)
+			return nil
+		},
+	}
+	serverFlags(cmd, &c)
+	return cmd
+}
+
+// stamp shows a time to the minute, or "-" for none.
+func stamp(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04Z")
 }

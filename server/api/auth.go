@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -75,9 +76,8 @@ func (s *server) authorize(need Role) fiber.Handler {
 		if c.Get(fiber.HeaderAuthorization) == "" && c.Cookies(sessionCookie) != "" {
 			return s.authorizeSession(c, need)
 		}
-		h := c.Get(fiber.HeaderAuthorization)
-		token, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || token == "" {
+		token, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
+		if !ok {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera"`)
 			return problem(http.StatusUnauthorized, "missing bearer token: send 'Authorization: Bearer <token>' (create one with 'kubeopera tokens create')")
 		}
@@ -89,6 +89,12 @@ func (s *server) authorize(need Role) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		now := time.Now()
+		if !t.Active(now) {
+			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera", error="invalid_token"`)
+			return problem(http.StatusUnauthorized, "the bearer token %q has been revoked or has expired: ask an admin for a new one", t.Name)
+		}
+		s.tokenUsage.record(t.ID, now)
 		p := principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role)}
 		c.Locals(principalKey, p)
 		if roleRank[p.Role] < roleRank[need] {
@@ -101,4 +107,16 @@ func (s *server) authorize(need Role) fiber.Handler {
 func who(c *fiber.Ctx) principal {
 	p, _ := c.Locals(principalKey).(principal)
 	return p
+}
+
+// bearerToken takes the token from an Authorization header. The scheme is
+// case-insensitive (RFC 9110 section 11.1): "bearer x" is as good as
+// "Bearer x".
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -23,7 +24,7 @@ func (s *server) getCluster(c *fiber.Ctx) error {
 	if row.Source == store.SourceSelfRegistered && s.inspector != nil {
 		nodes, err := s.inspector.Nodes(c.UserContext())
 		if err != nil {
-			v.NodesError = "could not read the nodes: " + err.Error()
+			v.NodesError = "could not read the nodes: " + federation.Reason(err)
 		} else {
 			v.Nodes = nodes
 		}

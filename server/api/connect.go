@@ -37,7 +37,7 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 	}
 	sum, err := kubeconfig.Validate([]byte(req.Kubeconfig), maxKubeconfigBytes)
 	if err != nil {
-		return invalid(FieldProblem{"kubeconfig", err.Error()})
+		return invalid(FieldProblem{"kubeconfig", kubeconfigDetail(err)})
 	}
 	// The controller will use this kubeconfig on KubeOpera's side: nothing
 	// in it may run a command or read a file there.
@@ -104,4 +104,14 @@ func readConnect(c *fiber.Ctx) (connectRequest, error) {
 	}
 	req.Kubeconfig = string(b)
 	return req, nil
+}
+
+// kubeconfigDetail is a kubeconfig error for the kubeconfig field, without
+// a second "kubeconfig: " in front.
+func kubeconfigDetail(err error) string {
+	var kerr *kubeconfig.Error
+	if errors.As(err, &kerr) {
+		return kerr.Detail()
+	}
+	return err.Error()
 }

@@ -35,6 +35,8 @@ func (r pipelineRequest) checks() []*FieldProblem {
 	if !gitURLRE.MatchString(r.GitOpsRepoURL) {
 		checks = append(checks, &FieldProblem{"gitOpsRepoURL", "must be an https:// or ssh:// (or git@) URL of the repository the GitOps tree is pushed to"})
 	}
+	checks = append(checks, checkGitURLCredentials("gitOpsRepoURL", r.GitOpsRepoURL), checkRepoPath("gitOpsPath", r.GitOpsPath),
+		checkSecretRef("gitCredentialsSecretRef", r.GitCredentialsSecretRef), checkSecretRef("registryPullSecretRef", r.RegistryPullSecretRef))
 	if r.AdminEmail != "" && !emailRE.MatchString(r.AdminEmail) {
 		checks = append(checks, &FieldProblem{"adminEmail", "is not an email address"})
 	}

@@ -125,6 +125,12 @@ var schemas = map[string]any{
 	"SetupAdminRequest":   obj(map[string]string{"email": "string", "username": "string", "password": "string"}, "email", "username", "password"),
 	"SetupAdmin":          obj(map[string]string{"id": "string", "email": "string", "username": "string", "createdAt": "string"}),
 	"RegisterSelfRequest": obj(map[string]string{"name": "string"}),
+	"Token": obj(map[string]string{"id": "string", "name": "string", "role": "string", "createdAt": "string",
+		"lastUsedAt": "string", "expiresAt": "string", "revokedAt": "string", "active": "boolean"}),
+	"TokenList": obj(map[string]string{"items": "[]Token"}),
+	"AuditEvent": obj(map[string]string{"id": "string", "at": "string", "actor": "string", "actorId": "string",
+		"method": "string", "route": "string", "target": "string", "status": "integer", "requestId": "string"}),
+	"AuditPage": obj(map[string]string{"items": "[]AuditEvent", "next": "string"}),
 }
 
 // allSchemas is the hand-written schemas with the generated ones in place

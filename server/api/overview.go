@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -30,12 +31,13 @@ func (s *server) overview(c *fiber.Ctx) error {
 	ov, err := s.overviews.Get(c.UserContext(), func(ctx context.Context) (federation.Overview, error) {
 		targets, err := s.fleet.Targets(ctx)
 		if err != nil {
-			return federation.Overview{}, problem(http.StatusBadGateway, "listing the clusters to ask: %v", err)
+			return federation.Overview{}, err
 		}
 		return federation.Build(ctx, targets, s.overviewOpts), nil
 	})
 	if err != nil {
-		return err
+		s.log.Warn("overview: listing the clusters failed", "request_id", requestID(c), "reason", err)
+		return problem(http.StatusBadGateway, "could not list the clusters to ask: %s", federation.Reason(err))
 	}
 	return c.JSON(ov)
 }
@@ -52,7 +54,8 @@ func (s *server) clusterHealth(c *fiber.Ctx) error {
 	}
 	t, ok, err := s.fleet.Target(c.UserContext(), *row)
 	if err != nil {
-		return problem(http.StatusBadGateway, "reading how to reach cluster %q: %v", row.Name, err)
+		s.log.Warn("health: reading the cluster's kubeconfig failed", "request_id", requestID(c), "cluster_id", row.ID, "reason", err)
+		return problem(http.StatusBadGateway, "could not read how to reach cluster %q: %s", row.Name, federation.Reason(err))
 	}
 	if !ok {
 		return problem(http.StatusConflict, "cluster %q has no usable kubeconfig yet (status %s)", row.Name, row.Status)
@@ -60,14 +63,28 @@ func (s *server) clusterHealth(c *fiber.Ctx) error {
 	sc, err := s.healthCache.Get(c.UserContext(), row.ID, func(ctx context.Context) (health.Score, error) {
 		cs, err := kubernetes.NewForConfig(kubeconfig.Tune(t.Config))
 		if err != nil {
-			return health.Score{}, err
+			return health.Score{}, &unusableKubeconfig{err}
 		}
 		ctx, cancel := context.WithTimeout(ctx, s.overviewOpts.Timeout)
 		defer cancel()
 		return health.Assess(ctx, cs)
 	})
+	var unusable *unusableKubeconfig
+	if errors.As(err, &unusable) {
+		s.log.Warn("health: the stored kubeconfig is unusable", "request_id", requestID(c), "cluster_id", row.ID, "reason", err)
+		return problem(http.StatusConflict, "cluster %q has a stored kubeconfig that cannot be used (%v): connect it again with a valid one",
+			row.Name, unusable.err)
+	}
 	if err != nil {
-		return problem(http.StatusBadGateway, "cluster %q did not answer: %v", row.Name, err)
+		s.log.Warn("health: the cluster did not answer", "request_id", requestID(c), "cluster_id", row.ID, "reason", err)
+		return problem(http.StatusBadGateway, "cluster %q did not answer: %s", row.Name, federation.Reason(err))
 	}
 	return c.JSON(sc)
 }
+
+// unusableKubeconfig is a stored kubeconfig a client cannot be made from,
+// such as one whose CA data is not a certificate (accepted before connect
+// checked it).
+type unusableKubeconfig struct{ err error }
+
+func (u *unusableKubeconfig) Error() string { return "unusable kubeconfig: " + u.err.Error() }

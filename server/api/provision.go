@@ -64,6 +64,9 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if r.Topology == "" && len(info.Topologies) > 0 {
 		r.Topology = info.Topologies[0]
 	}
+	if err := collect(checkTopology("topology", r.Topology, info.Topologies)); err != nil {
+		return err
+	}
 	inputs := sdk.WithDefaults(info.Schema, r.Inputs)
 	credRef, creds, err := s.inputCredential(c, info, inputs)
 	if err != nil {
@@ -132,9 +135,15 @@ func (s *server) inputCredential(c *fiber.Ctx, info sdk.Info, inputs map[string]
 // provider finds a plugin and its Info, as a 400 on the provider field when
 // there is no such plugin.
 func (s *server) provider(c *fiber.Ctx, name string) (sdk.Provider, sdk.Info, error) {
+	if name == "" {
+		return nil, sdk.Info{}, invalid(FieldProblem{"provider", "is required: GET /api/v1/providers lists the provider plugins"})
+	}
 	p, err := s.providers.Provider(name)
 	if err != nil {
-		return nil, sdk.Info{}, invalid(FieldProblem{"provider", err.Error()})
+		// The plugin host's error names the plugin directory, which is
+		// the server's business; the log keeps it.
+		s.log.Info("unknown provider requested", "request_id", requestID(c), "reason", err)
+		return nil, sdk.Info{}, invalid(FieldProblem{"provider", fmt.Sprintf("no provider plugin named %q: GET /api/v1/providers lists them", name)})
 	}
 	info, err := p.GetInfo(c.UserContext())
 	if err != nil {

@@ -73,4 +73,12 @@ var routes = []route{
 		(*server).updateCredential},
 	{http.MethodDelete, "/api/v1/credentials/:id", PlatformAdmin, "Delete a cloud credential no provisioning cluster uses", 204, "", "",
 		(*server).deleteCredential},
+
+	{http.MethodGet, "/api/v1/tokens", PlatformAdmin, "List API tokens (never the tokens themselves): role, last use, expiry, revocation", 200, "", "TokenList",
+		(*server).listTokens},
+	{http.MethodDelete, "/api/v1/tokens/:id", PlatformAdmin, "Revoke an API token by ID; it stops working at once", 204, "", "",
+		(*server).revokeToken},
+
+	{http.MethodGet, "/api/v1/audit", PlatformAdmin, "Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)", 200, "", "AuditPage",
+		(*server).listAudit},
 }

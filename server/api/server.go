@@ -74,6 +74,10 @@ type Deps struct {
 	// (for the benchmark's baseline).
 	NoSyncOnRead bool
 
+	// TokenUsage collects token uses for batched last_used_at writes; the
+	// caller runs it. nil keeps them in memory only.
+	TokenUsage *TokenUsage
+
 	// hashPassword replaces bcrypt in tests that count hashes.
 	hashPassword func([]byte) ([]byte, error)
 	// Sessions is the dashboard's sign-in policy (defaults when zero).
@@ -100,6 +104,8 @@ type server struct {
 	// loading the same page share one assessment.
 	healthCache *livecache.Cache[health.Score]
 
+	tokenUsage *TokenUsage
+
 	setupSecret  string
 	setupDone    func()
 	setupMu      sync.Mutex
@@ -114,6 +120,10 @@ func New(d Deps) *fiber.App {
 		fleet: d.Fleet, overviewOpts: d.Overview, setupSecret: d.SetupSecret, setupDone: d.SetupDone,
 		overviews:    federation.NewCache(d.Overview.CacheTTL),
 		hashPassword: d.hashPassword, healthCache: livecache.New[health.Score](livecache.DefaultTTL, time.Minute)}
+	s.tokenUsage = d.TokenUsage
+	if s.tokenUsage == nil {
+		s.tokenUsage = NewTokenUsage(d.Store)
+	}
 	if s.hashPassword == nil {
 		s.hashPassword = defaultHashPassword
 	}
@@ -138,16 +148,14 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:  30 * time.Second,
 		WriteTimeout: 60 * time.Second,
 	})
-	app.Use(recover.New(), requestid.New(), s.observe)
+	app.Use(recover.New(), securityHeaders, dropBadRequestID, requestid.New(), s.observe, s.audit)
 	for _, r := range routes {
 		app.Add(r.method, r.path, s.authorize(r.role), func(c *fiber.Ctx) error { return r.handler(s, c) })
 	}
 	if d.Web != nil {
 		app.Use(web.Handler(d.Web))
 	}
-	app.Use(func(c *fiber.Ctx) error {
-		return problem(fiber.StatusNotFound, "no route %s %s; GET /openapi.json lists the API", c.Method(), c.Path())
-	})
+	app.Use(notFound)
 	return app
 }
 

@@ -90,11 +90,11 @@ func (s *server) setupAdmin(c *fiber.Ctx) error {
 	if exists {
 		return errAdminExists()
 	}
-	if err := s.checkSetupSecret(c.Get(SetupSecretHeader)); err != nil {
-		return err
-	}
 	if err := collect(checkEmail("email", r.Email), checkUsername("username", r.Username),
 		checkPassword("password", r.Password)); err != nil {
+		return err
+	}
+	if err := s.checkSetupSecret(c.Get(SetupSecretHeader)); err != nil {
 		return err
 	}
 	hash, err := s.hashPassword([]byte(r.Password))
@@ -122,7 +122,8 @@ func (s *server) checkSetupSecret(got string) error {
 			"set KUBEOPERA_SETUP_SECRET, or restart it with a data directory it can write")
 	}
 	if got == "" {
-		return problem(http.StatusUnauthorized, "send the one-time setup secret in header %s: it is in the file setup-secret "+
+		// 403, not 401: no Authorization header would help.
+		return problem(http.StatusForbidden, "send the one-time setup secret in header %s: it is in the file setup-secret "+
 			"in the server's data directory, or the KUBEOPERA_SETUP_SECRET the server was started with", SetupSecretHeader)
 	}
 	if subtle.ConstantTimeCompare([]byte(got), []byte(s.setupSecret)) != 1 {

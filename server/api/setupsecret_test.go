@@ -19,7 +19,7 @@ func TestSetupAdminNeedsTheSetupSecret(t *testing.T) {
 		name, secret string
 		want         int
 	}{
-		{"no secret", "", 401},
+		{"no secret", "", 403},
 		{"a wrong secret", "not-the-secret", 403},
 		{"the secret with a suffix", testSetupSecret + "x", 403},
 		{"a prefix of the secret", testSetupSecret[:10], 403},

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -67,3 +68,57 @@ func bindJSON(c *fiber.Ctx, v any) error {
 	}
 	return nil
 }
+
+// checkTopology accepts a topology the provider lists (any, when it lists
+// none).
+func checkTopology(field, v string, known []string) *FieldProblem {
+	if len(known) == 0 || slices.Contains(known, v) {
+		return nil
+	}
+	return &FieldProblem{field, "must be one of " + strings.Join(known, ", ") + " (GET /api/v1/providers lists each provider's)"}
+}
+
+// checkGitURLCredentials refuses a repository URL carrying a password or
+// token, which would be stored in the cluster's spec in plain text.
+func checkGitURLCredentials(field, v string) *FieldProblem {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	if _, hasPassword := u.User.Password(); hasPassword || u.Scheme == "https" || u.Scheme == "http" {
+		return &FieldProblem{field, "must not carry credentials: remove them from the URL and put them in the Secret named by gitCredentialsSecretRef"}
+	}
+	return nil // ssh://git@host/... names the SSH user, not a secret
+}
+
+// checkRepoPath accepts a relative path inside the repository: no leading
+// '/', no '..' segment, no backslashes or control characters.
+func checkRepoPath(field, v string) *FieldProblem {
+	if v == "" {
+		return nil
+	}
+	bad := strings.HasPrefix(v, "/") || strings.ContainsAny(v, "\\\x00\n\r\t") || len(v) > 253
+	for _, seg := range strings.Split(v, "/") {
+		if seg == ".." || seg == "." {
+			bad = true
+		}
+	}
+	if bad {
+		return &FieldProblem{field, "must be a relative path inside the repository, such as clusters/prod, without '..' or a leading '/'"}
+	}
+	return nil
+}
+
+// checkSecretRef accepts the name of a Secret in KubeOpera's namespace: a
+// DNS subdomain, so no '/' and no '..'.
+func checkSecretRef(field, v string) *FieldProblem {
+	if v == "" {
+		return nil
+	}
+	if len(v) > 253 || !secretNameRE.MatchString(v) || strings.Contains(v, "..") {
+		return &FieldProblem{field, "must be the name of a Secret in KubeOpera's namespace: lowercase letters, digits, '-' and '.', such as git-credentials"}
+	}
+	return nil
+}
+
+var secretNameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)

@@ -49,7 +49,7 @@ func (o Options) row(ctx context.Context, slots chan struct{}, t Target) Row {
 	}
 	rep, err := o.assess(ctx, t.Config)
 	if err != nil {
-		row.Error = err.Error()
+		row.Error = Reason(err)
 		return row
 	}
 	cost, unpriced := o.Pricing.MonthlyCost(rep.Nodes)

@@ -73,7 +73,25 @@ func Assess(ctx context.Context, cs kubernetes.Interface) (Score, error) {
 	if err != nil {
 		return Score{}, fmt.Errorf("assess cluster health: %w", err)
 	}
-	return Compute(in), nil
+	return Judge(in), nil
+}
+
+// BadgeUnknown is the badge of a cluster whose health cannot be judged.
+const BadgeUnknown = "unknown"
+
+// RuleNoNodes marks a cluster scored unknown because it reports no nodes.
+const RuleNoNodes = "no-nodes"
+
+// Judge is Compute, except that an endpoint reporting no nodes (not a
+// Kubernetes cluster at all, or one without workers) is unknown, not a
+// healthy 100: nothing was there to find problems in.
+func Judge(in Input) Score {
+	if len(in.Nodes) > 0 {
+		return Compute(in)
+	}
+	return Score{Score: 0, Badge: BadgeUnknown, Findings: []Finding{{Rule: RuleNoNodes, Subject: "nodes", Penalty: 100,
+		Detail: "the cluster reports no nodes, so its health cannot be judged: check that the endpoint is a Kubernetes API server and that the kubeconfig may list nodes"}},
+		UsageSource: in.Usage.Source}
 }
 
 // listAll pages through a list call; page returns one page's items and the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -178,24 +179,71 @@ func scalarValue(n *yaml.Node) string {
 // whole by a decoder.
 const minSecretLen = 6
 
-// redact removes from msg every credential-bearing value in root: every
-// value under users except names, and every *-data field.
+// redact removes from msg every value in root but entry names, and every mapping key that
+// is not a kubeconfig field name: a decoder's message can quote any of
+// them, and a token pasted as a (complex) key is as secret as one in its
+// place.
 func redact(msg string, root *yaml.Node) string {
 	var secrets []string
-	add := func(key, value string) {
-		if key != "name" && len(value) >= minSecretLen {
-			secrets = append(secrets, value)
-		}
-	}
-	_, users := mappingValue(root, "users")
-	scalars(users, "users", add)
-	scalars(root, "", func(key, value string) {
-		if strings.HasSuffix(key, "-data") {
-			add(key, value)
+	everyValue(root, map[*yaml.Node]bool{}, func(v string) {
+		if len(v) >= minSecretLen {
+			secrets = append(secrets, v)
 		}
 	})
-	for _, s := range secrets {
-		msg = strings.ReplaceAll(msg, s, "[redacted]")
+	// Longest first, so a value containing another is removed whole.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, v := range secrets {
+		msg = strings.ReplaceAll(msg, v, "[redacted]")
 	}
 	return msg
+}
+
+// everyValue calls fn for every scalar in n except known field names used
+// as keys. Each node is visited once, so aliases cannot make it loop or
+// blow up.
+func everyValue(n *yaml.Node, seen map[*yaml.Node]bool, fn func(string)) {
+	if n == nil || seen[n] {
+		return
+	}
+	seen[n] = true
+	switch n.Kind {
+	case yaml.ScalarNode:
+		fn(n.Value)
+	case yaml.AliasNode:
+		everyValue(n.Alias, seen, fn)
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if !(k.Kind == yaml.ScalarNode && knownKeys[k.Value]) {
+				everyValue(k, seen, fn)
+			}
+			// Names of clusters, contexts and users are kept: messages
+			// point at entries by them.
+			if !(k.Kind == yaml.ScalarNode && nameKeys[k.Value] && deref(n.Content[i+1]).Kind == yaml.ScalarNode) {
+				everyValue(n.Content[i+1], seen, fn)
+			}
+		}
+	default:
+		for _, c := range n.Content {
+			everyValue(c, seen, fn)
+		}
+	}
+}
+
+// nameKeys hold the names of entries or refer to them by name.
+var nameKeys = map[string]bool{"name": true, "cluster": true, "user": true, "current-context": true, "namespace": true}
+
+// knownKeys are the field names of a kubeconfig; they are kept in messages,
+// which name fields by them.
+var knownKeys = map[string]bool{}
+
+func init() {
+	for _, k := range strings.Fields(`apiVersion kind preferences colors clusters contexts users current-context
+		name cluster context user server certificate-authority certificate-authority-data insecure-skip-tls-verify
+		tls-server-name proxy-url disable-compression extensions extension namespace client-certificate
+		client-certificate-data client-key client-key-data token tokenFile as as-uid as-groups as-user-extra
+		username password auth-provider config exec command args env value installHint provideClusterInfo
+		interactiveMode`) {
+		knownKeys[k] = true
+	}
 }

@@ -93,24 +93,3 @@ func walk(n *yaml.Node, path []string, fn func(key, value *yaml.Node)) {
 		walk(v, path[1:], fn)
 	}
 }
-
-// scalars calls fn for every scalar below n with the key it sits under
-// (empty for list elements). Aliases are not followed: the anchored node is
-// visited where it is defined, and following them could be exponential.
-func scalars(n *yaml.Node, key string, fn func(key, value string)) {
-	if n == nil {
-		return
-	}
-	switch n.Kind {
-	case yaml.ScalarNode:
-		fn(key, n.Value)
-	case yaml.SequenceNode:
-		for _, e := range n.Content {
-			scalars(e, "", fn)
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			scalars(n.Content[i+1], n.Content[i].Value, fn)
-		}
-	}
-}

@@ -46,6 +46,9 @@ func summarize(cfg *clientcmdapi.Config, root *yaml.Node) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCA(ctx.Cluster, cluster, namedEntry(root, "clusters", ctx.Cluster)); err != nil {
+		return nil, err
+	}
 
 	if ctx.AuthInfo != "" {
 		if _, ok := cfg.AuthInfos[ctx.AuthInfo]; !ok {

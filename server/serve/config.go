@@ -32,6 +32,9 @@ type Config struct {
 	// SelfKubeconfig reaches the cluster to self-register; empty means
 	// in-cluster when running in a cluster, else none.
 	SelfKubeconfig string
+	// TLSCertFile and TLSKeyFile, both set, serve HTTPS; the pair is
+	// loaded again when the files change.
+	TLSCertFile, TLSKeyFile string
 	// Pool sizes the PostgreSQL connection pool; zero means store.DefaultPool.
 	Pool store.Pool
 	// Getenv reads KUBEOPERA_ENCRYPTION_KEY* and KUBEOPERA_ADMIN_TOKEN.

@@ -72,7 +72,17 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if err != nil {
 		return err
 	}
-	app := api.New(api.Deps{Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
+	usage := api.NewTokenUsage(st)
+	usageDone := make(chan struct{})
+	usageCtx, stopUsage := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		defer close(usageDone)
+		usage.Run(usageCtx, tokenUsageFlush, func(err error) { log.Warn("recording token use", "reason", err) })
+	}()
+	// Last uses are flushed after the server stops, before the database
+	// closes.
+	defer func() { stopUsage(); <-usageDone }()
+	app := api.New(api.Deps{TokenUsage: usage, Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
 		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) },
 		Web:       web.Dist()})
@@ -80,7 +90,18 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
-	say("KubeOpera API listening on http://%s (database: %s, plugins: %d from %s)", ln.Addr(), st.Dialect(), len(providers.Plugins()), c.PluginDir)
+	scheme := "http"
+	if c.TLSCertFile != "" || c.TLSKeyFile != "" {
+		if c.TLSCertFile == "" || c.TLSKeyFile == "" {
+			ln.Close()
+			return fmt.Errorf("TLS needs both --tls-cert-file and --tls-key-file")
+		}
+		if ln, err = tlsListener(ln, c.TLSCertFile, c.TLSKeyFile); err != nil {
+			return err
+		}
+		scheme = "https"
+	}
+	say("KubeOpera API listening on "+scheme+"://%s (database: %s, plugins: %d from %s)", ln.Addr(), st.Dialect(), len(providers.Plugins()), c.PluginDir)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -94,6 +115,9 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	say("shutting down")
 	return app.ShutdownWithTimeout(10 * time.Second)
 }
+
+// tokenUsageFlush is how often token uses are written (last_used_at).
+const tokenUsageFlush = 30 * time.Second
 
 // restConfig loads a kubeconfig file, or the in-cluster ServiceAccount when
 // path is empty and the process runs in a cluster; nil when neither. The

@@ -23,6 +23,15 @@ type Token struct {
 	CreatedAt time.Time `bun:"created_at" json:"created_at"`
 	// LastUsedAt is nil until the token is first used.
 	LastUsedAt *time.Time `bun:"last_used_at" json:"last_used_at,omitempty"`
+	// ExpiresAt is nil for a token that does not expire.
+	ExpiresAt *time.Time `bun:"expires_at" json:"expires_at,omitempty"`
+	// RevokedAt is set once the token is revoked; it is never valid again.
+	RevokedAt *time.Time `bun:"revoked_at" json:"revoked_at,omitempty"`
+}
+
+// Active reports whether the token may authenticate at now.
+func (t *Token) Active(now time.Time) bool {
+	return t.RevokedAt == nil && (t.ExpiresAt == nil || now.Before(*t.ExpiresAt))
 }
 
 // CreateToken inserts t, filling in its ID when empty and its CreatedAt. A
