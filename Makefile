@@ -5,7 +5,7 @@ BIN := $(CURDIR)/bin
 TOOLS := $(BIN)/tools
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
-PLUGINS := aws-vanilla aws-eks gcp-stub azure-stub
+PLUGINS := aws-vanilla aws-eks gcp-stub azure-stub local
 
 .PHONY: all build plugins cli tools testbin generate check-generated vet test bench run dev clean
 
@@ -80,10 +80,11 @@ bench: testbin
 run: build
 	$(BIN)/kubeopera server
 
-# A management sandbox with simulated nodes, left running; its kubeconfig is
-# written to bin/dev/kubeconfig.
-dev: cli testbin
-	$(BIN)/kubeopera dev --kubeconfig-out $(BIN)/dev/kubeconfig
+# The whole platform on this machine (management sandbox, server, controller,
+# git server, Flux chart repository, Flux controllers, the local provider)
+# until Ctrl-C, which removes everything.
+dev: build testbin
+	$(BIN)/kubeopera dev --plugin-dir $(BIN)/plugins
 
 clean:
 	rm -rf $(BIN)
