@@ -5,9 +5,12 @@ BIN := $(CURDIR)/bin
 TOOLS := $(BIN)/tools
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
-PLUGINS := aws-vanilla aws-eks gcp-stub azure-stub
+PLUGINS := aws-vanilla aws-eks gcp-stub azure-stub local
+# The image ships the product plugins; local needs the sandbox binaries.
+IMAGE_PLUGINS := $(filter-out local,$(PLUGINS))
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 
-.PHONY: all build plugins cli tools testbin generate check-generated vet check-format lint test bench run dev clean web web-types test-web bench-web
+.PHONY: all build plugins cli tools testbin generate check-generated vet check-format lint test bench run dev image clean web web-types test-web bench-web
 
 all: build
 
@@ -104,10 +107,24 @@ bench: testbin
 run: build
 	$(BIN)/kubeopera server
 
-# A management sandbox with simulated nodes, left running; its kubeconfig is
-# written to bin/dev/kubeconfig.
-dev: cli testbin
-	$(BIN)/kubeopera dev --kubeconfig-out $(BIN)/dev/kubeconfig
+# The whole platform on this machine (management sandbox, server, controller,
+# git server, Flux chart repository, Flux controllers, the local provider)
+# until Ctrl-C, which removes everything.
+dev: build testbin
+	$(BIN)/kubeopera dev --plugin-dir $(BIN)/plugins
+
+# The container image ghcr.io/ochestra-tech/kubeopera:$(VERSION), built
+# without a container runtime (hack/image, go-containerregistry, as ko
+# does): bin/image/kubeopera-oci (OCI layout) and bin/image/kubeopera.tar
+# (docker load). Static programs, non-root, CA certificates from this machine.
+image:
+	@rm -rf $(BIN)/image/stage && mkdir -p $(BIN)/image/stage/plugins
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN)/image/stage/kubeopera ./cmd/kubeopera
+	@for p in $(IMAGE_PLUGINS); do \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN)/image/stage/plugins/kubeopera-provider-$$p ./plugins/$$p || exit 1; \
+	done
+	cd hack/image && $(GO) run . -binary $(BIN)/image/stage/kubeopera -plugins $(BIN)/image/stage/plugins \
+		-version $(VERSION) -revision "$(REVISION)" -out $(BIN)/image
 
 # The dashboard (web/, Node 20 or newer): npm ci and the production build
 # into server/web/dist, which the CLI embeds.

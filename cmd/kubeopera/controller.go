@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ochestra-tech/kubeopera/host/controller"
@@ -65,17 +69,23 @@ func newControllerCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader so only one replica reconciles")
 	cmd.Flags().StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Prometheus metrics address (0 disables)")
 	cmd.Flags().StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "liveness and readiness probe address")
-	cmd.Flags().IntVar(&o.concurrency, "concurrency", defaultConcurrency, "HostClusters reconciled at once (the controller's MaxConcurrentReconciles)")
-	cmd.Flags().Float64Var(&o.qps, "management-qps", defaultManagementQPS, "requests per second the controller may send the management cluster")
-	cmd.Flags().IntVar(&o.burst, "management-burst", defaultManagementBurst, "requests the controller may send the management cluster in a burst above --management-qps")
-	cmd.Flags().DurationVar(&o.retryWindow, "access-retry-window", 5*time.Minute, "how long an unreachable cluster is retried before it is Failed")
-	cmd.Flags().DurationVar(&o.pollInterval, "poll-interval", 10*time.Second, "how often a provisioning operation is polled")
-	cmd.Flags().StringVar(&o.chart.RepoURL, "flux-chart-repo", "", "Helm repository of the Flux chart (default: the fluxcd-community repository)")
-	cmd.Flags().StringVar(&o.chart.Version, "flux-chart-version", "", "version of the flux2 chart (default: the version this release was tested with)")
-	cmd.Flags().StringVar(&o.chartCache, "chart-cache", "data/charts", "directory where Helm charts are cached")
-	cmd.Flags().StringVar(&o.pullSecret, "default-pull-secret", "", "Secret in kubeopera-system used for image pulls on clusters without registryPullSecretRef")
-	cmd.Flags().StringVar(&o.imageRegistry, "image-registry", "", "registry of the KubeOpera images the GitOps tree deploys (default ghcr.io/ochestra-tech)")
+	reconcileFlags(cmd.Flags(), &o)
 	return cmd
+}
+
+// reconcileFlags are the controller's settings that `kubeopera server
+// --with-controller` takes too.
+func reconcileFlags(fs *pflag.FlagSet, o *controllerOptions) {
+	fs.IntVar(&o.concurrency, "concurrency", defaultConcurrency, "HostClusters reconciled at once (the controller's MaxConcurrentReconciles)")
+	fs.Float64Var(&o.qps, "management-qps", defaultManagementQPS, "requests per second the controller may send the management cluster")
+	fs.IntVar(&o.burst, "management-burst", defaultManagementBurst, "requests the controller may send the management cluster in a burst above --management-qps")
+	fs.DurationVar(&o.retryWindow, "access-retry-window", 5*time.Minute, "how long an unreachable cluster is retried before it is Failed")
+	fs.DurationVar(&o.pollInterval, "poll-interval", 10*time.Second, "how often a provisioning operation is polled")
+	fs.StringVar(&o.chart.RepoURL, "flux-chart-repo", "", "Helm repository of the Flux chart (default: the fluxcd-community repository)")
+	fs.StringVar(&o.chart.Version, "flux-chart-version", "", "version of the flux2 chart (default: the version this release was tested with)")
+	fs.StringVar(&o.chartCache, "chart-cache", "data/charts", "directory where Helm charts are cached")
+	fs.StringVar(&o.pullSecret, "default-pull-secret", "", "Secret in kubeopera-system used for image pulls on clusters without registryPullSecretRef")
+	fs.StringVar(&o.imageRegistry, "image-registry", "", "registry of the KubeOpera images the GitOps tree deploys (default ghcr.io/ochestra-tech)")
 }
 
 func runController(cmd *cobra.Command, o controllerOptions) error {
@@ -90,13 +100,22 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 	if err != nil {
 		return fmt.Errorf("management cluster: %w", err)
 	}
+	say := func(format string, args ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format+"\n", args...) }
+	return reconcileHostClusters(ctx, cfg, o, say)
+}
+
+// reconcileHostClusters opens what the controller needs (the server's
+// database and key, the provider plugins) and reconciles HostClusters on
+// the management cluster of cfg until ctx ends. `kubeopera controller`,
+// `kubeopera server --with-controller` and `kubeopera dev` run it.
+func reconcileHostClusters(ctx context.Context, cfg *rest.Config, o controllerOptions, say func(string, ...any)) error {
+	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	st, err := serve.OpenStore(ctx, o.db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	say := func(format string, args ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format+"\n", args...) }
 	keys, err := serve.LoadKeys(ctx, o.db, st, say)
 	if err != nil {
 		return err
@@ -106,22 +125,32 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 		return fmt.Errorf("provider plugins: %w", err)
 	}
 	defer host.Close()
+	mgr, err := newControllerManager(cfg, o, credresolve.Resolver{Store: st, Keyring: keys}, host)
+	if err != nil {
+		return err
+	}
+	say("host-cluster-controller starting (plugins: %d from %s)", len(host.Plugins()), o.pluginDir)
+	return mgr.Start(ctx)
+}
+
+// newControllerManager wires the reconciler and the pipeline into a
+// controller manager.
+func newControllerManager(cfg *rest.Config, o controllerOptions, creds credresolve.Resolver, host *plugin.Host) (manager.Manager, error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: controllerScheme(),
 		LeaderElection: o.leaderElect, LeaderElectionID: "host-cluster-controller.kubeopera.io",
 		LeaderElectionNamespace: "kubeopera-system",
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr}, HealthProbeBindAddress: o.probeAddr})
 	if err != nil {
-		return fmt.Errorf("controller manager: %w", err)
+		return nil, fmt.Errorf("controller manager: %w", err)
 	}
-	r := &controller.Reconciler{Providers: controller.HostProviders(host), Credentials: credresolve.Resolver{Store: st, Keyring: keys},
+	r := &controller.Reconciler{Providers: controller.HostProviders(host), Credentials: creds,
 		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval,
 		Pipeline: pipeline.New(pipeline.Options{Management: mgr.GetClient(), Reader: mgr.GetAPIReader(), Chart: o.chart, ChartCache: o.chartCache,
 			DefaultPullSecret: o.pullSecret, ImageRegistry: o.imageRegistry, Version: version})}
 	if err := r.SetupWithManager(mgr, o.concurrency); err != nil {
-		return err
+		return nil, err
 	}
 	_ = mgr.AddHealthzCheck("ping", healthz.Ping)
 	_ = mgr.AddReadyzCheck("ping", healthz.Ping)
-	say("host-cluster-controller starting (plugins: %d from %s)", len(host.Plugins()), o.pluginDir)
-	return mgr.Start(ctx)
+	return mgr, nil
 }

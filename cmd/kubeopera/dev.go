@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -9,70 +12,111 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/internal/devenv"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/server/serve"
 )
 
 func newDevCommand() *cobra.Command {
 	var (
-		out    string
-		nodes  int
-		region string
+		listen, pluginDir, kubeconfigOut string
+		o                                controllerOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "dev",
-		Short: "Run a local management sandbox (real kube-apiserver, simulated nodes) until interrupted",
-		Long: "Start etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from bin/k8s\n" +
-			"(built by 'make testbin') with simulated AWS nodes, write an admin kubeconfig, and keep\n" +
-			"running until Ctrl-C. Everything is removed on exit.",
+		Short: "Run the whole platform on this machine until interrupted",
+		Long: "Start a management sandbox (real kube-apiserver from bin/k8s, built by 'make testbin'), the\n" +
+			"server, the controller, a local git server and Flux chart repository, Flux's controllers for\n" +
+			"every onboarded cluster, and the provider plugins of --plugin-dir (the local provider makes\n" +
+			"development clusters on this machine). Prints the URL and how to sign in. Ctrl-C stops\n" +
+			"everything and removes every file it made.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			var ns []sandbox.Node
-			for i := range nodes {
-				az := fmt.Sprintf("%s%c", region, 'a'+i%3)
-				ns = append(ns, sandbox.Node{
-					Name:       fmt.Sprintf("dev-node-%d", i+1),
-					ProviderID: fmt.Sprintf("aws:///%s/i-0dev%013d", az, i+1),
-					Labels: map[string]string{"topology.kubernetes.io/region": region,
-						"topology.kubernetes.io/zone": az},
-				})
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "starting sandbox %s with %d nodes...\n", sandbox.KubernetesVersion, nodes)
-			start := time.Now()
-			sb, err := sandbox.Start(ctx, sandbox.Options{Nodes: ns, CRDDirs: existing("config/crd")})
-			if err != nil {
-				return err
-			}
-			defer sb.Stop()
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(out, sb.Kubeconfig, 0o600); err != nil {
-				return fmt.Errorf("write kubeconfig: %w", err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "sandbox ready in %s at %s\nkubeconfig: %s\n  kubectl --kubeconfig %s get nodes\nCtrl-C stops it and removes everything.\n",
-				time.Since(start).Round(100*time.Millisecond), sb.Config.Host, out, out)
-			<-ctx.Done()
-			fmt.Fprintln(cmd.ErrOrStderr(), "stopping sandbox...")
-			_ = os.Remove(out)
-			return sb.Stop()
+			o.pluginDir = pluginDir
+			return runDev(ctx, listen, kubeconfigOut, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&out, "kubeconfig-out", "bin/dev/kubeconfig", "where to write the sandbox's admin kubeconfig")
-	cmd.Flags().IntVar(&nodes, "nodes", 3, "number of simulated nodes")
-	cmd.Flags().StringVar(&region, "region", "eu-north-1", "AWS region the simulated nodes report")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address the server listens on")
+	cmd.Flags().StringVar(&pluginDir, "plugin-dir", plugin.DirFromEnv(), "directory of provider plugins (env KUBEOPERA_PLUGIN_DIR)")
+	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "", "also write the management sandbox's admin kubeconfig here (removed on exit)")
+	cmd.Flags().DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "how often a provisioning operation is polled")
 	return cmd
 }
 
-// existing returns the directories among dirs that exist.
-func existing(dirs ...string) []string {
-	var out []string
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			out = append(out, d)
+// runDev starts the environment, then the server and the controller on it,
+// until ctx ends; then it stops everything.
+func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptions, out, logOut io.Writer) (err error) {
+	start := time.Now()
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	say("starting the management sandbox (Kubernetes %s), git server and Flux chart repository...", sandbox.KubernetesVersion)
+	env, err := devenv.Start(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		say("stopping everything...")
+		err = errors.Join(err, env.Stop())
+		if kubeconfigOut != "" {
+			_ = os.Remove(kubeconfigOut)
+		}
+	}()
+	if err := devPluginSettings(env); err != nil {
+		return err
+	}
+	if kubeconfigOut != "" {
+		if err := os.WriteFile(kubeconfigOut, env.Management.Kubeconfig, 0o600); err != nil {
+			return fmt.Errorf("write --kubeconfig-out: %w", err)
 		}
 	}
-	return out
+	c := serve.Config{DataDir: env.DataDir, Listen: listen, PluginDir: o.pluginDir, Getenv: os.LookupEnv,
+		ManagementKubeconfig: env.Management.KubeconfigPath, SelfKubeconfig: env.Management.KubeconfigPath}
+	o.db, o.metricsAddr, o.probeAddr, o.concurrency = c, "0", "0", 4
+	o.retryWindow, o.chart.RepoURL, o.chartCache = time.Minute, env.ChartRepoURL, filepath.Join(env.DataDir, "charts")
+	mc, err := client.New(env.Management.Config, client.Options{Scheme: controllerScheme()})
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.UseDevMode(false), zap.WriteTo(logOut)))
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fluxDone := make(chan struct{})
+	go func() { env.RunFlux(runCtx, mc, say); close(fluxDone) }()
+	defer func() { cancel(); <-fluxDone }()
+	return serveWithControllerOn(runCtx, env.Management.Config, c, o, out, logOut, func(addr string) {
+		devBanner(say, env, addr, time.Since(start))
+	})
+}
+
+// devPluginSettings points the local provider at the environment's
+// directory (so Stop removes its clusters) and at the sandbox binaries.
+func devPluginSettings(env *devenv.Env) error {
+	bin, err := sandbox.BinDir()
+	if err != nil {
+		return err
+	}
+	if err := os.Setenv("KUBEOPERA_LOCAL_CLUSTERS_DIR", env.LocalClusters); err != nil {
+		return err
+	}
+	return os.Setenv("KUBEOPERA_TESTBIN_DIR", bin)
+}
+
+func devBanner(say func(string, ...any), env *devenv.Env, addr string, took time.Duration) {
+	say("")
+	say("KubeOpera is ready in %s: http://%s", took.Round(100*time.Millisecond), addr)
+	say("  sign in with the platform-admin token in %s", filepath.Join(env.DataDir, "admin-token"))
+	say("  management cluster: kubectl --kubeconfig %s get hostclusters -A", env.Management.KubeconfigPath)
+	say("  GitOps repository: %s (credentials: Secret %s)", env.GitRepoURL, devenv.GitSecret)
+	say("  provision a development cluster with the local provider:")
+	say(`    curl -H "Authorization: Bearer $(cat %s)" -H 'Content-Type: application/json' \`, filepath.Join(env.DataDir, "admin-token"))
+	say(`      -d '{"name":"demo","provider":"local","inputs":{"nodeCount":"2"},"domain":"demo.kubeopera.test",`)
+	say(`           "gitOpsRepoURL":"%s","gitOpsPath":"clusters/demo","gitCredentialsSecretRef":"%s"}' \`, env.GitRepoURL, devenv.GitSecret)
+	say("      http://%s/api/v1/clusters/provision", addr)
+	say("Ctrl-C stops everything and removes %s.", env.Dir)
 }

@@ -1,11 +1,19 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/federation"
@@ -26,18 +34,28 @@ func serverFlags(cmd *cobra.Command, c *serve.Config) {
 }
 
 func newServerCommand() *cobra.Command {
-	var c serve.Config
+	var (
+		c              serve.Config
+		withController bool
+		o              controllerOptions
+	)
 	cmd := &cobra.Command{
 		Use:   "server",
 		Short: "Run the KubeOpera REST API",
 		Long: "Run the REST API the dashboard uses. With no flags it keeps everything in ./data on SQLite,\n" +
 			"creates the first platform-admin token if there is none and says where it is, and listens on\n" +
-			"127.0.0.1:8080. SIGINT or SIGTERM shut it down gracefully.",
+			"127.0.0.1:8080. SIGINT or SIGTERM shut it down gracefully. --with-controller also runs the\n" +
+			"host-cluster-controller in this process against the management cluster (--kubeconfig, else\n" +
+			"in-cluster), for a small install with one replica.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return serve.Run(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), nil)
+			if !withController {
+				return serve.Run(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), nil)
+			}
+			o.db, o.pluginDir, o.metricsAddr, o.probeAddr = c, c.PluginDir, "0", "0"
+			return serveWithController(ctx, c, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	serverFlags(cmd, &c)
@@ -49,5 +67,66 @@ func newServerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&c.SelfKubeconfig, "self-kubeconfig", os.Getenv("KUBEOPERA_SELF_KUBECONFIG"), "kubeconfig of the cluster this server runs in, for self-registration; default in-cluster")
 	cmd.Flags().IntVar(&c.OverviewConcurrency, "overview-concurrency", federation.DefaultConcurrency, "clusters the multi-cluster overview asks at once")
 	cmd.Flags().DurationVar(&c.OverviewCacheTTL, "overview-cache-ttl", federation.DefaultCacheTTL, "how long viewers of the overview share one result (negative: only concurrent viewers share)")
+	cmd.Flags().BoolVar(&withController, "with-controller", false, "also run the host-cluster-controller in this process (no leader election: run one replica)")
+	reconcileFlags(cmd.Flags(), &o)
 	return cmd
+}
+
+// serveWithController runs the server and the controller against the
+// management cluster of c.
+func serveWithController(ctx context.Context, c serve.Config, o controllerOptions, out, logOut io.Writer) error {
+	cfg, err := managementConfig(c.ManagementKubeconfig)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.UseDevMode(false), zap.WriteTo(logOut)))
+	return serveWithControllerOn(ctx, cfg, c, o, out, logOut, nil)
+}
+
+// serveWithControllerOn runs the server and, once it has opened the
+// database (and made the encryption key at a first start), the controller
+// against cfg, until ctx ends or either fails; then both stop. ready, when
+// set, gets the server's address once it listens.
+func serveWithControllerOn(ctx context.Context, cfg *rest.Config, c serve.Config, o controllerOptions, out, logOut io.Writer,
+	ready func(addr string)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	listening, served := make(chan string, 1), make(chan error, 1)
+	go func() { served <- serve.Run(ctx, c, out, logOut, listening) }()
+	var addr string
+	select {
+	case addr = <-listening:
+	case err := <-served:
+		return err
+	}
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	reconciled := make(chan error, 1)
+	go func() { reconciled <- reconcileHostClusters(ctx, cfg, o, say) }()
+	if ready != nil {
+		ready(addr)
+	}
+	var errs []error
+	select {
+	case err := <-reconciled:
+		errs = append(errs, err)
+		cancel()
+		errs = append(errs, <-served)
+	case err := <-served:
+		errs = append(errs, err)
+		cancel()
+		errs = append(errs, <-reconciled)
+	}
+	return errors.Join(errs...)
+}
+
+// managementConfig is the management cluster of --kubeconfig, else the
+// in-cluster ServiceAccount.
+func managementConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		return nil, fmt.Errorf("--with-controller needs a management cluster: pass --kubeconfig (or KUBEOPERA_MANAGEMENT_KUBECONFIG), or run in a cluster")
+	}
+	return rest.InClusterConfig()
 }

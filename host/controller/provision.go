@@ -31,7 +31,10 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 		fail(hc, v1.ConditionProvisioned, v1.ReasonNoSuchProvider, err.Error())
 		return nil, ctrl.Result{}, nil
 	}
-	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
+	var creds sdk.Credentials
+	if p.CredentialRef != "" { // a provider that needs no cloud account (local) gets none
+		creds, err = r.Credentials.Resolve(ctx, p.CredentialRef)
+	}
 	switch {
 	case errors.Is(err, sdk.ErrNotFound):
 		fail(hc, v1.ConditionProvisioned, v1.ReasonCredentialMissing, fmt.Sprintf("cloud credential %s: %v", p.CredentialRef, err))

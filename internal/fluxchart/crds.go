@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 )
 
 // CRDModule is a Flux controller module whose config/crd/bases the chart
@@ -41,14 +40,16 @@ const metadataHead = "\nmetadata:\n  annotations:\n"
 // crdTemplate is the chart template of m's CRDs: installed when installCRDs
 // and the controller are enabled, labelled and annotated as the community
 // chart does.
-func crdTemplate(t testing.TB, m CRDModule) []byte {
-	t.Helper()
-	docs := crdFiles(t, m)
+func crdTemplate(m CRDModule) ([]byte, error) {
+	docs, err := crdFiles(m)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{{- if and .Values.installCRDs .Values.%s.create }}\n", m.ValuesKey)
 	for _, d := range docs {
 		if !strings.Contains(d.body, metadataHead) {
-			t.Fatalf("%s: no %q: controller-gen's CRD layout changed; update internal/fluxchart", d.name, metadataHead)
+			return nil, fmt.Errorf("%s: no %q: controller-gen's CRD layout changed; update internal/fluxchart", d.name, metadataHead)
 		}
 		body := strings.ReplaceAll(d.body, "{{", `{{ "{{" }}`)
 		body = strings.Replace(body, metadataHead, "\nmetadata:\n  labels:\n    app.kubernetes.io/component: "+m.Component+
@@ -63,7 +64,7 @@ func crdTemplate(t testing.TB, m CRDModule) []byte {
 		}
 	}
 	b.WriteString("{{- end }}\n")
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 type crdFile struct{ name, body string }
@@ -74,51 +75,53 @@ var (
 )
 
 // crdFiles reads m's config/crd/bases/*.yaml, once per process.
-func crdFiles(t testing.TB, m CRDModule) []crdFile {
-	t.Helper()
+func crdFiles(m CRDModule) ([]crdFile, error) {
 	crdMu.Lock()
 	defer crdMu.Unlock()
 	if files, ok := crdCache[m]; ok {
-		return files
+		return files, nil
 	}
-	dir := filepath.Join(moduleDir(t, m.Module, m.Version), "config", "crd", "bases")
+	modDir, err := moduleDir(m.Module, m.Version)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(modDir, "config", "crd", "bases")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no CRDs in %s (%v)", dir, err)
+		return nil, fmt.Errorf("no CRDs in %s (%v)", dir, err)
 	}
 	sort.Strings(paths)
 	var files []crdFile
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatalf("read CRD: %v", err)
+			return nil, fmt.Errorf("read CRD: %w", err)
 		}
 		files = append(files, crdFile{name: filepath.Base(p), body: string(data)})
 	}
 	crdCache[m] = files
-	return files
+	return files, nil
 }
 
 // moduleDir is where the Go module cache holds module@version, downloaded
 // through the module proxy when it is not there yet. It runs outside any
 // module and with GOFLAGS cleared, so this repository's go.mod is neither
 // read nor changed.
-func moduleDir(t testing.TB, module, version string) string {
-	t.Helper()
+func moduleDir(module, version string) (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Fatalf("find the go command to locate the Flux CRDs of %s@%s: %v", module, version, err)
+		return "", fmt.Errorf("find the go command to locate the Flux CRDs of %s@%s: %w", module, version, err)
 	}
 	cmd := exec.Command(goBin, "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = os.TempDir()
 	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GO111MODULE=on")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var info struct{ Dir, Error string }
 	if jerr := json.Unmarshal(out, &info); err != nil || jerr != nil || info.Dir == "" {
-		t.Fatalf("go mod download %s@%s: %v %s %s: the Flux CRDs come from the Go module cache; make the module proxy reachable once",
+		return "", fmt.Errorf("go mod download %s@%s: %v %s %s: the Flux CRDs come from the Go module cache; make the module proxy reachable once",
 			module, version, err, info.Error, strings.TrimSpace(stderr.String()))
 	}
-	return info.Dir
+	return info.Dir, nil
 }

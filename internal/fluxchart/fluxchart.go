@@ -16,6 +16,7 @@ package fluxchart
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,6 +39,15 @@ var chartFS embed.FS
 // `helm package` writes it.
 func Build(t testing.TB, version string) []byte {
 	t.Helper()
+	data, err := BuildArchive(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// BuildArchive is Build for callers that are not tests.
+func BuildArchive(version string) ([]byte, error) {
 	files := []*loader.BufferedFile{{Name: "Chart.yaml", Data: chartYAML(version)}}
 	err := fs.WalkDir(chartFS, "chart", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -48,25 +58,29 @@ func Build(t testing.TB, version string) []byte {
 		return err
 	})
 	if err != nil {
-		t.Fatalf("read embedded flux2 stand-in chart: %v", err)
+		return nil, fmt.Errorf("read embedded flux2 stand-in chart: %w", err)
 	}
 	for _, m := range CRDModules {
-		files = append(files, &loader.BufferedFile{Name: "templates/" + m.Component + ".crds.yaml", Data: crdTemplate(t, m)})
+		tmpl, err := crdTemplate(m)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, &loader.BufferedFile{Name: "templates/" + m.Component + ".crds.yaml", Data: tmpl})
 	}
 	ch, err := loader.LoadFiles(files)
 	if err != nil {
-		t.Fatalf("load flux2 stand-in chart: %v", err)
+		return nil, fmt.Errorf("load flux2 stand-in chart: %w", err)
 	}
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "fluxchart-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
 	path, err := chartutil.Save(ch, dir)
 	if err != nil {
-		t.Fatalf("package flux2 stand-in chart: %v", err)
+		return nil, fmt.Errorf("package flux2 stand-in chart: %w", err)
 	}
-	data, err := os.ReadFile(filepath.Clean(path))
-	if err != nil {
-		t.Fatalf("read packaged flux2 stand-in chart: %v", err)
-	}
-	return data
+	return os.ReadFile(filepath.Clean(path))
 }
 
 func chartYAML(version string) []byte {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,6 +29,7 @@ type Repo struct {
 	// repository's GitHub release download path.
 	ChartPath string
 
+	srv      *httptest.Server
 	mu       sync.Mutex
 	requests []string
 }
@@ -43,12 +45,25 @@ func (r *Repo) Requests() []string {
 // chart at fluxinstall.DefaultChartVersion; it stops when the test ends.
 func Serve(t testing.TB) *Repo {
 	t.Helper()
+	r, err := NewRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// NewRepo is Serve for callers that are not tests; Close stops it.
+func NewRepo() (*Repo, error) {
 	version := fluxinstall.DefaultChartVersion
-	archive := Build(t, version)
+	archive, err := BuildArchive(version)
+	if err != nil {
+		return nil, err
+	}
 	name := fluxinstall.DefaultChartName + "-" + version
 	r := &Repo{Version: version, ChartPath: "/releases/download/" + name + "/" + name + ".tgz"}
 	var index []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests = append(r.requests, req.Method+" "+req.URL.Path)
 		r.mu.Unlock()
@@ -63,35 +78,40 @@ func Serve(t testing.TB) *Repo {
 			http.NotFound(w, req)
 		}
 	}))
-	t.Cleanup(srv.Close)
-	r.URL = srv.URL
-	index = indexYAML(t, archive, srv.URL+r.ChartPath)
-	return r
+	r.URL = r.srv.URL
+	if index, err = indexYAML(archive, r.srv.URL+r.ChartPath); err != nil {
+		r.srv.Close()
+		return nil, err
+	}
+	return r, nil
 }
+
+// Close stops the repository.
+func (r *Repo) Close() { r.srv.Close() }
 
 // indexYAML is the repository index listing archive at chartURL, written
 // by Helm's own index code.
-func indexYAML(t testing.TB, archive []byte, chartURL string) []byte {
-	t.Helper()
+func indexYAML(archive []byte, chartURL string) ([]byte, error) {
 	ch, err := loader.LoadArchive(bytes.NewReader(archive))
 	if err != nil {
-		t.Fatalf("load stand-in chart archive: %v", err)
+		return nil, fmt.Errorf("load stand-in chart archive: %w", err)
 	}
 	sum := sha256.Sum256(archive)
 	idx := repo.NewIndexFile()
 	if err := idx.MustAdd(ch.Metadata, filepath.Base(chartURL), "", hex.EncodeToString(sum[:])); err != nil {
-		t.Fatalf("index stand-in chart: %v", err)
+		return nil, fmt.Errorf("index stand-in chart: %w", err)
 	}
 	// Absolute, as in the community index, whose URLs point at GitHub
 	// release assets rather than next to index.yaml.
 	idx.Entries[ch.Metadata.Name][0].URLs = []string{chartURL}
-	path := filepath.Join(t.TempDir(), "index.yaml")
-	if err := idx.WriteFile(path, 0o644); err != nil {
-		t.Fatalf("write stand-in repository index: %v", err)
-	}
-	data, err := os.ReadFile(path)
+	dir, err := os.MkdirTemp("", "fluxchart-index-")
 	if err != nil {
-		t.Fatalf("read stand-in repository index: %v", err)
+		return nil, err
 	}
-	return data
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "index.yaml")
+	if err := idx.WriteFile(path, 0o644); err != nil {
+		return nil, fmt.Errorf("write stand-in repository index: %w", err)
+	}
+	return os.ReadFile(path)
 }

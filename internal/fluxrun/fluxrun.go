@@ -64,6 +64,25 @@ type Controllers struct {
 // and are printed when the test failed.
 func Start(ctx context.Context, t testing.TB, kubeconfigPath string) (*Controllers, error) {
 	t.Helper()
+	c, err := Run(ctx, kubeconfigPath, t.TempDir())
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stop flux controllers: %v", err)
+		}
+		if t.Failed() {
+			c.printLogs(t)
+		}
+	})
+	return c, nil
+}
+
+// Run is Start for callers that are not tests (`kubeopera dev`): the logs
+// and the artifact storage go to logDir, and the caller calls Stop. On
+// failure nothing is left running.
+func Run(ctx context.Context, kubeconfigPath, logDir string) (_ *Controllers, err error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	bin, err := BinDir()
@@ -73,15 +92,12 @@ func Start(ctx context.Context, t testing.TB, kubeconfigPath string) (*Controlle
 	if err := ensureNamespace(ctx, kubeconfigPath); err != nil {
 		return nil, err
 	}
-	c := &Controllers{LogDir: t.TempDir()}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("stop flux controllers: %v", err)
+	c := &Controllers{LogDir: logDir}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, c.Stop())
 		}
-		if t.Failed() {
-			c.printLogs(t)
-		}
-	})
+	}()
 	ports, err := freePorts(5)
 	if err != nil {
 		return nil, err

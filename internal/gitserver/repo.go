@@ -27,21 +27,36 @@ func (s *Server) CreateRepo(t testing.TB, name string) string {
 // (HEAD points at the unborn branch main) and returns its clone URL.
 func (s *Server) CreateEmptyRepo(t testing.TB, name string) string {
 	t.Helper()
+	url, err := s.InitRepo(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+// InitRepo is CreateEmptyRepo for callers that are not tests.
+func (s *Server) InitRepo(name string) (string, error) {
 	dir := s.repoDir(name)
 	if _, err := os.Stat(dir); err == nil {
-		t.Fatalf("gitserver: repository %q already exists", name)
+		return "", fmt.Errorf("gitserver: repository %q already exists", name)
 	}
-	git(t, "", nil, "init", "--quiet", "--bare", "--initial-branch=main", dir)
-	git(t, dir, nil, "config", "http.receivepack", "true")
-	// Check pushed objects like GitHub and GitLab do, so a client writing a
-	// malformed tree or commit fails here rather than in production.
-	git(t, dir, nil, "config", "receive.fsckObjects", "true")
+	for _, args := range [][]string{
+		{"init", "--quiet", "--bare", "--initial-branch=main", dir},
+		{"-C", dir, "config", "http.receivepack", "true"},
+		// Check pushed objects like GitHub and GitLab do, so a client writing
+		// a malformed tree or commit fails here rather than in production.
+		{"-C", dir, "config", "receive.fsckObjects", "true"},
+	} {
+		if out, err := gitCmd("", nil, args...).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("gitserver: git %s: %v: %s", args[0], err, out)
+		}
+	}
 	hook := fmt.Sprintf("#!/bin/sh\nif [ -f %q ]; then cat %q >&2; exit 1; fi\nexit 0\n",
 		s.rejectFile(), s.rejectFile())
 	if err := os.WriteFile(filepath.Join(dir, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
-		t.Fatalf("gitserver: write pre-receive hook: %v", err)
+		return "", fmt.Errorf("gitserver: write pre-receive hook: %w", err)
 	}
-	return s.RepoURL(name)
+	return s.RepoURL(name), nil
 }
 
 // Head returns the commit SHA at the tip of branch.

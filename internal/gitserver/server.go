@@ -5,6 +5,7 @@
 package gitserver
 
 import (
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/cgi"
@@ -23,12 +24,15 @@ type Options struct {
 	// HTTP basic auth with exactly these values; anything else gets a 401 with
 	// a WWW-Authenticate challenge. A token is checked as a password.
 	Username, Password string
+	// TLS serves HTTPS with a certificate for 127.0.0.1 signed by a
+	// throwaway CA (CACert), for clients that accept only https:// URLs.
+	TLS bool
 }
 
 // Server is a git smart-HTTP server on 127.0.0.1 serving the bare
 // repositories under its root directory.
 type Server struct {
-	t       testing.TB
+	t       testing.TB // nil when made by New
 	opts    Options
 	root    string // GIT_PROJECT_ROOT: <root>/<name>.git are the repos
 	backend string // path of git-http-backend
@@ -42,18 +46,45 @@ type Server struct {
 // Start starts a server on a free loopback port; it stops on t.Cleanup.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
+	s, err := New(t.TempDir(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.t = t
+	t.Cleanup(s.Close)
+	return s
+}
+
+// New starts a server on a free loopback port keeping its repositories in
+// root, for callers that are not tests (`kubeopera dev`); Close stops it.
+func New(root string, o Options) (*Server, error) {
 	execPath, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
-		t.Fatalf("gitserver: find git's exec path (is git installed?): %v", err)
+		return nil, fmt.Errorf("gitserver: find git's exec path (is git installed?): %w", err)
 	}
 	backend := filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend")
 	if _, err := os.Stat(backend); err != nil {
-		t.Fatalf("gitserver: git-http-backend not found: %v", err)
+		return nil, fmt.Errorf("gitserver: git-http-backend not found: %w", err)
 	}
-	s := &Server{t: t, opts: o, root: t.TempDir(), backend: backend}
-	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.http.Close)
-	return s
+	s := &Server{opts: o, root: root, backend: backend}
+	if o.TLS {
+		s.http = httptest.NewTLSServer(http.HandlerFunc(s.serve))
+	} else {
+		s.http = httptest.NewServer(http.HandlerFunc(s.serve))
+	}
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.http.Close() }
+
+// CACert is the PEM certificate clients trust for a TLS server (nil
+// without TLS).
+func (s *Server) CACert() []byte {
+	if s.http.Certificate() == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.http.Certificate().Raw})
 }
 
 // URL returns the server's base URL, http://127.0.0.1:PORT.
@@ -143,7 +174,7 @@ func (s *Server) backendHandler(r *http.Request, user string) *cgi.Handler {
 		Path:   s.backend,
 		Root:   "/",
 		Env:    env,
-		Stderr: testWriter{s.t},
+		Stderr: logWriter{s.t},
 	}
 }
 
@@ -157,10 +188,14 @@ func isolatedEnv() []string {
 	}
 }
 
-// testWriter sends http-backend's stderr to the test log.
-type testWriter struct{ t testing.TB }
+// logWriter sends http-backend's stderr to the test log (to stderr for a
+// server made by New).
+type logWriter struct{ t testing.TB }
 
-func (w testWriter) Write(p []byte) (int, error) {
+func (w logWriter) Write(p []byte) (int, error) {
+	if w.t == nil {
+		return fmt.Fprintf(os.Stderr, "git http-backend: %s", p)
+	}
 	w.t.Logf("git http-backend: %s", strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }

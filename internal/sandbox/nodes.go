@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 )
 
 // Node is a simulated node.
@@ -92,18 +93,30 @@ func (s *Sandbox) AddNode(ctx context.Context, n Node) error {
 	return nil
 }
 
-// waitReady waits until kwok has made node name Ready, then removes the
-// not-ready taint the API server put on it at creation (the node lifecycle
-// controller, which would remove it, does not run in a sandbox). A dead
-// kwok is reported at once instead of waiting out the timeout.
+// waitReady waits until kwok has made node name Ready; a dead sandbox
+// process is reported at once instead of waiting out the timeout.
 func (s *Sandbox) waitReady(ctx context.Context, name string) error {
-	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	return WaitNodeReady(ctx, s.Client, name, func() error {
 		for _, p := range s.procs {
 			if err := p.Exited(); err != nil {
-				return false, err
+				return err
 			}
 		}
-		node, err := s.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		return nil
+	})
+}
+
+// WaitNodeReady waits until kwok has made node name Ready, then removes the
+// not-ready taint the API server put on it at creation (the node lifecycle
+// controller, which would remove it, does not run in a sandbox). exited,
+// asked on every poll, ends the wait with its error when kwok (or another
+// process it depends on) is gone.
+func WaitNodeReady(ctx context.Context, c kubernetes.Interface, name string, exited func() error) error {
+	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if err := exited(); err != nil {
+			return false, err
+		}
+		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil || !isReady(node) {
 			return false, nil
 		}
@@ -117,7 +130,7 @@ func (s *Sandbox) waitReady(ctx context.Context, name string) error {
 			return true, nil
 		}
 		node.Spec.Taints = taints
-		_, err = s.Client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
+		_, err = c.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
 		return err == nil, nil // a conflict with kwok's update: try again
 	})
 	if err != nil {

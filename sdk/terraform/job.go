@@ -50,7 +50,7 @@ const (
 //
 // The client needs, in Namespace: jobs get/create/patch/delete,
 // configmaps and secrets get/create/update/delete, pods list, pods/log
-// get; Ensure also needs namespaces get/create, serviceaccounts, roles and
+// get; Ensure also needs namespaces get (create when it is missing), serviceaccounts, roles and
 // rolebindings get/create/update, plus the rights of JobRole (RBAC lets
 // nobody grant what it does not hold).
 type Jobs struct {

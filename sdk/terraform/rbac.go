@@ -52,10 +52,15 @@ func (j Jobs) Ensure(ctx context.Context) error {
 		return fmt.Errorf("job terraform executor: Client is nil: set a client of the management cluster")
 	}
 	ns := j.namespace()
-	_, err := j.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		metav1.CreateOptions{})
+	// Looked up first: an executor whose namespace an operator made (as
+	// config/default does) needs no right to create namespaces.
+	_, err := j.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = j.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+			metav1.CreateOptions{})
+	}
 	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create namespace %s: %w", ns, err)
+		return fmt.Errorf("namespace %s: %w", ns, err)
 	}
 	sa, role, rb := j.RBAC()
 	if err := createOrReplace(ctx, j.Client.CoreV1().ServiceAccounts(ns), sa); err != nil {

@@ -254,8 +254,13 @@ func (k *Kube) Teardown(ctx context.Context, id string) error {
 
 // EnsureNamespace creates the HostCluster namespace when missing.
 func (k *Kube) EnsureNamespace(ctx context.Context) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}
-	_, err := k.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	// Looked up first, so a server whose namespace the installation made
+	// needs no right to create namespaces.
+	_, err := k.core.CoreV1().Namespaces().Get(ctx, Namespace, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}
+		_, err = k.core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	}
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s: %w", Namespace, err)
 	}

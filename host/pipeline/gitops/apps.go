@@ -16,17 +16,18 @@ import (
 const (
 	ServerName     = "kubeopera-server"
 	ControllerName = "kubeopera-controller"
-	DashboardName  = "kubeopera-dashboard"
+	// DashboardName names the Ingress of the dashboard, which the server
+	// serves.
+	DashboardName = "kubeopera-dashboard"
 )
 
-// Images: the server and controller are one binary, the dashboard its own.
+// imageKubeOpera is the one image `make image` builds: the server, the
+// controller and the dashboard are one binary (its entrypoint), with the
+// provider plugins in /plugins.
 const (
 	imageKubeOpera = "kubeopera"
-	imageDashboard = "kubeopera-dashboard"
-	// dashboardPort is the port the dashboard image serves on.
-	dashboardPort = 8080
-	serverPort    = 8080
-	dataDir       = "/data"
+	serverPort     = 8080
+	dataDir        = "/data"
 )
 
 func appsFiles(p Params) []file {
@@ -43,7 +44,7 @@ func server(p Params) []any {
 		corev1.EnvVar{Name: "KUBEOPERA_ADMIN_TOKEN", ValueFrom: secretKey(AdminTokenSecret, AdminTokenSecretKey, true)},
 		corev1.EnvVar{Name: "KUBEOPERA_SETUP_SECRET", ValueFrom: secretKey(SetupSecret, SetupSecretKey, false)},
 	)
-	c := container(p, "server", imageKubeOpera, []string{"kubeopera", "server"}, env)
+	c := container(p, "server", imageKubeOpera, []string{"server"}, env)
 	withDataDir(&c)
 	c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: serverPort}}
 	c.ReadinessProbe = httpProbe("/readyz", "http")
@@ -53,14 +54,15 @@ func server(p Params) []any {
 	return append(objs,
 		deployment(p, ServerName, "server", c),
 		service(ServerName, "server"),
-		ingress(p, ServerName, p.APIHost()),
+		ingress(p, ServerName, ServerName, p.APIHost()),
 	)
 }
 
 func controller(p Params) []any {
-	c := container(p, "controller", imageKubeOpera, []string{"kubeopera", "controller"}, databaseEnv())
+	// Terraform runs as Jobs in the cluster, as config/default sets it.
+	env := append(databaseEnv(), envValue("KUBEOPERA_TERRAFORM_EXECUTOR", "job"))
+	c := container(p, "controller", imageKubeOpera, []string{"controller", "--leader-elect"}, env)
 	withDataDir(&c)
-	c.Args = []string{"--leader-elect"}
 	c.Ports = []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080}, {Name: "probes", ContainerPort: 8081}}
 	c.ReadinessProbe = httpProbe("/readyz", "probes")
 	c.LivenessProbe = httpProbe("/healthz", "probes")
@@ -69,17 +71,10 @@ func controller(p Params) []any {
 	return append(objs, deployment(p, ControllerName, "controller", c))
 }
 
+// dashboard publishes the dashboard, which the server serves, at the
+// domain itself.
 func dashboard(p Params) []any {
-	env := []corev1.EnvVar{envValue("KUBEOPERA_API_URL", "https://"+p.APIHost())}
-	c := container(p, "dashboard", imageDashboard, nil, env)
-	c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: dashboardPort}}
-	c.ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
-		TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("http")}}}
-	return []any{
-		deployment(p, DashboardName, "dashboard", c),
-		service(DashboardName, "dashboard"),
-		ingress(p, DashboardName, p.DashboardHost()),
-	}
+	return []any{ingress(p, DashboardName, ServerName, p.DashboardHost())}
 }
 
 // databaseEnv is what the server and controller need to open the database
@@ -108,16 +103,17 @@ func secretKey(name, key string, optional bool) *corev1.EnvVarSource {
 		LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: key, Optional: &optional}}
 }
 
-// container is a locked-down container running image at p's version, with
-// a writable /tmp and nothing else writable.
-func container(p Params, name, image string, command []string, env []corev1.EnvVar) corev1.Container {
+// container is a locked-down container running image at p's version with
+// args (the image's entrypoint is the kubeopera binary), with a writable
+// /tmp and nothing else writable.
+func container(p Params, name, image string, args []string, env []corev1.EnvVar) corev1.Container {
 	no := false
 	yes := true
 	return corev1.Container{
-		Name:    name,
-		Image:   p.ImageRegistry + "/" + image + ":" + p.Version,
-		Command: command,
-		Env:     env,
+		Name:  name,
+		Image: p.ImageRegistry + "/" + image + ":" + p.Version,
+		Args:  args,
+		Env:   env,
 		Resources: corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"),
 				corev1.ResourceMemory: resource.MustParse("128Mi")},
@@ -146,7 +142,7 @@ func appLabels(name, component string) map[string]string {
 }
 
 // deployment runs c as one replica under the ServiceAccount of the same
-// name when there is one (the dashboard needs no API access).
+// name.
 func deployment(p Params, name, component string, c corev1.Container) *appsv1.Deployment {
 	replicas := int32(1)
 	yes := true
@@ -160,12 +156,7 @@ func deployment(p Params, name, component string, c corev1.Container) *appsv1.De
 		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: m.Name,
 			VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	}
-	if name == DashboardName {
-		no := false
-		spec.AutomountServiceAccountToken = &no
-	} else {
-		spec.ServiceAccountName = name
-	}
+	spec.ServiceAccountName = name
 	if p.PullSecret != "" {
 		spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: p.PullSecret}}
 	}
@@ -194,9 +185,9 @@ func service(name, component string) *corev1.Service {
 	}
 }
 
-// ingress publishes the Service name at host over TLS. cert-manager's
+// ingress publishes the Service backend at host over TLS. cert-manager's
 // ingress-shim issues the certificate into <name>-tls from the annotation.
-func ingress(p Params, name, host string) *networkingv1.Ingress {
+func ingress(p Params, name, backend, host string) *networkingv1.Ingress {
 	className := IngressClassName
 	prefix := networkingv1.PathTypePrefix
 	return &networkingv1.Ingress{
@@ -212,7 +203,7 @@ func ingress(p Params, name, host string) *networkingv1.Ingress {
 					Paths: []networkingv1.HTTPIngressPath{{
 						Path: "/", PathType: &prefix,
 						Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
-							Name: name, Port: networkingv1.ServiceBackendPort{Name: "http"}}},
+							Name: backend, Port: networkingv1.ServiceBackendPort{Name: "http"}}},
 					}},
 				}},
 			}},

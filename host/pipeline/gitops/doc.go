@@ -15,7 +15,7 @@
 //	apps/kustomization.yaml
 //	apps/server.yaml                API server: RBAC, Deployment, Service, Ingress at api.<domain>
 //	apps/controller.yaml            host-cluster-controller: RBAC, Deployment
-//	apps/dashboard.yaml             dashboard: Deployment, Service, Ingress at <domain>
+//	apps/dashboard.yaml             dashboard: Ingress at <domain> to the server, which serves it
 //
 // storage.yaml is left out when the provider has no StorageClass of ours
 // ("other"): the database then uses the cluster's default StorageClass.

@@ -10,7 +10,7 @@ import (
 
 // Namespaces the tree creates.
 const (
-	// NamespaceSystem runs KubeOpera's server, controller and dashboard.
+	// NamespaceSystem runs KubeOpera's server (with the dashboard) and controller.
 	NamespaceSystem = v1alpha1.Namespace
 	// NamespaceData runs KubeOpera's PostgreSQL.
 	NamespaceData         = "kubeopera-data"

@@ -99,13 +99,15 @@ func TestTreeHoldsEveryComponent(t *testing.T) {
 	if got := str(t, sc, "provisioner"); got != "ebs.csi.aws.com" {
 		t.Errorf("storage class provisioner %q, want the EBS CSI driver", got)
 	}
-	for name, command := range map[string]string{ServerName: "kubeopera server", ControllerName: "kubeopera controller"} {
-		d := deploymentOf(t, find(t, objs, "Deployment", name))
-		if got := strings.Join(d.Spec.Template.Spec.Containers[0].Command, " "); got != command {
-			t.Errorf("%s command %q, want %q", name, got, command)
+	for name, args := range map[string]string{ServerName: "server", ControllerName: "controller --leader-elect"} {
+		c := deploymentOf(t, find(t, objs, "Deployment", name)).Spec.Template.Spec.Containers[0]
+		if got := strings.Join(c.Args, " "); got != args || len(c.Command) > 0 {
+			t.Errorf("%s command %v args %q, want the image's entrypoint with %q", name, c.Command, got, args)
+		}
+		if want := "ghcr.io/ochestra-tech/kubeopera:"; !strings.HasPrefix(c.Image, want) {
+			t.Errorf("%s image %s, want the one make image builds, %s<version>", name, c.Image, want)
 		}
 	}
-	find(t, objs, "Deployment", DashboardName)
 	find(t, objs, "ClusterRoleBinding", ControllerName)
 	find(t, objs, "ServiceAccount", ControllerName)
 }
@@ -146,8 +148,9 @@ func TestIngressesServeTheDomainOverTLS(t *testing.T) {
 		fromUnstructured(t, o, &ing)
 		host := ing.Spec.Rules[0].Host
 		got[ing.Name] = host
-		if ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name != ing.Name {
-			t.Errorf("Ingress %s routes to %s, want its own Service", ing.Name, ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name)
+		// The server serves the API and the dashboard.
+		if ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name != ServerName {
+			t.Errorf("Ingress %s routes to %s, want the server", ing.Name, ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name)
 		}
 		if len(ing.Spec.TLS) != 1 || !slices.Equal(ing.Spec.TLS[0].Hosts, []string{host}) || ing.Spec.TLS[0].SecretName == "" {
 			t.Errorf("Ingress %s TLS %+v, want one certificate for %s", ing.Name, ing.Spec.TLS, host)
@@ -178,8 +181,8 @@ func TestEveryKubeOperaPodRunsTheVersionWithThePullSecret(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := tc.p.withDefaults()
 			deployments := ofKind(build(t, p, generate(t, tc.p), AppsDir), gvkDeployment)
-			if len(deployments) != 3 {
-				t.Fatalf("%d Deployments in apps, want server, controller and dashboard", len(deployments))
+			if len(deployments) != 2 {
+				t.Fatalf("%d Deployments in apps, want server and controller", len(deployments))
 			}
 			for _, o := range deployments {
 				d := deploymentOf(t, o)

@@ -1,0 +1,128 @@
+package localcluster
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Status is where a cluster is.
+type Status struct {
+	Phase    Phase
+	Message  string
+	Progress int
+}
+
+// Create makes the directory of cluster spec.ID under root and starts
+// starter (a command that runs Boot on the directory it gets as its last
+// argument) as a detached process. It returns at once; Inspect follows the
+// start. Creating a cluster that exists does nothing, so a retried request
+// never starts a second one.
+func Create(root string, spec Spec, starter ...string) error {
+	c, err := open(root, spec.ID)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.dir), 0o755); err != nil {
+		return fmt.Errorf("local clusters directory: %w", err)
+	}
+	if err := os.Mkdir(c.dir, 0o700); errors.Is(err, fs.ErrExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("local cluster directory: %w", err)
+	}
+	if err := c.setState(state{Phase: Starting, Message: "starting"}); err != nil {
+		return err
+	}
+	if err := writeJSON(c.path("spec.json"), spec); err != nil {
+		return err
+	}
+	_, err = c.spawn("starter", starter[0], append(starter[1:], c.dir)...)
+	return err
+}
+
+// Inspect reports cluster id: ErrNotFound when it has no directory; Failed
+// when its start failed or one of its processes is gone (with the end of
+// that process's log).
+func Inspect(root, id string) (Status, error) {
+	c, err := open(root, id)
+	if err != nil {
+		return Status{}, err
+	}
+	if !c.exists() {
+		return Status{}, fmt.Errorf("%w %q in %s", ErrNotFound, id, filepath.Dir(c.dir))
+	}
+	st, err := c.readState()
+	if err != nil {
+		return Status{}, err
+	}
+	running := c.running()
+	switch st.Phase {
+	case Starting:
+		if _, ok := running["starter"]; !ok {
+			return Status{Phase: Failed, Message: "the start stopped before the cluster was ready: " + c.logTail("starter", 5)}, nil
+		}
+	case Ready:
+		for _, name := range processes[1:] {
+			if _, ok := running[name]; !ok {
+				return Status{Phase: Failed, Message: fmt.Sprintf("%s is not running: %s", name, c.logTail(name, 5))}, nil
+			}
+		}
+	}
+	return Status(st), nil
+}
+
+// Kubeconfig returns the admin kubeconfig of a Ready cluster.
+func Kubeconfig(root, id string) ([]byte, error) {
+	st, err := Inspect(root, id)
+	if err != nil {
+		return nil, err
+	}
+	if st.Phase != Ready {
+		return nil, fmt.Errorf("local cluster %s is %s (%s), not Ready", id, st.Phase, st.Message)
+	}
+	c, _ := open(root, id)
+	return os.ReadFile(c.kubeconfigPath())
+}
+
+// Remove stops every process of cluster id and deletes its directory. A
+// cluster that does not exist is already removed.
+func Remove(root, id string) error {
+	c, err := open(root, id)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(c.dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := c.stop(); err != nil {
+		return fmt.Errorf("stop local cluster %s: %w", id, err)
+	}
+	if err := os.RemoveAll(c.dir); err != nil {
+		return fmt.Errorf("remove local cluster %s: %w", id, err)
+	}
+	return nil
+}
+
+// RemoveAll removes every cluster under root, then root itself.
+func RemoveAll(root string) error {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() && CheckID(e.Name()) == nil {
+			errs = append(errs, Remove(root, e.Name()))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return os.RemoveAll(root)
+}

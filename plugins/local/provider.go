@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// provider is stateless: every call finds its cluster again from the
+// cluster's directory.
+type provider struct{}
+
+var schema = []sdk.InputField{
+	{Name: "nodeCount", Type: sdk.Int, Default: "2", Help: "number of simulated worker nodes (1 to 10)"},
+}
+
+// The operation IDs name the cluster: nothing to remember between calls.
+const (
+	provisionPrefix = "local-provision-"
+	destroyPrefix   = "local-destroy-"
+)
+
+func (provider) GetInfo(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "local", DisplayName: "Local sandbox (development only)", Cloud: "local",
+		Topologies: []string{"sandbox"}, Availability: sdk.Available, PluginVersion: version, Schema: schema,
+		Capabilities: []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy}}, nil
+}
+
+func (provider) Validate(_ context.Context, r sdk.ValidateRequest) error {
+	errs := sdk.CheckInputs(schema, r.Inputs)
+	if n, err := strconv.Atoi(sdk.WithDefaults(schema, r.Inputs)["nodeCount"]); err == nil && (n < 1 || n > 10) {
+		errs = append(errs, sdk.FieldError{Field: "inputs.nodeCount", Message: "must be between 1 and 10"})
+	}
+	return sdk.InvalidInput(errs...)
+}
+
+func (p provider) Provision(ctx context.Context, r sdk.ProvisionRequest) (sdk.Operation, error) {
+	if err := p.Validate(ctx, sdk.ValidateRequest{Inputs: r.Inputs}); err != nil {
+		return sdk.Operation{}, err
+	}
+	if err := localcluster.CheckID(r.ClusterID); err != nil {
+		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "clusterID", Message: err.Error()})
+	}
+	bin, err := binDir()
+	if err != nil {
+		return sdk.Operation{}, sdk.FailedPrecondition("%v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return sdk.Operation{}, err
+	}
+	nodes, _ := strconv.Atoi(sdk.WithDefaults(schema, r.Inputs)["nodeCount"])
+	spec := localcluster.Spec{ID: r.ClusterID, Nodes: nodes, BinDir: bin}
+	if err := localcluster.Create(root(), spec, self, startCommand); err != nil {
+		return sdk.Operation{}, err
+	}
+	return sdk.Operation{ID: provisionPrefix + r.ClusterID}, nil
+}
+
+func (provider) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationStatus, error) {
+	out := sdk.OperationStatus{OperationID: r.OperationID}
+	if id, ok := strings.CutPrefix(r.OperationID, destroyPrefix); ok {
+		// Destroy is done when it returns: a cluster without a directory is gone.
+		if _, err := localcluster.Inspect(root(), id); !errors.Is(err, localcluster.ErrNotFound) {
+			out.State, out.Message = sdk.Running, "stopping the cluster's processes"
+			return out, nil
+		}
+		out.State, out.Message, out.Progress = sdk.Succeeded, "cluster removed", 100
+		return out, nil
+	}
+	id, ok := strings.CutPrefix(r.OperationID, provisionPrefix)
+	if !ok {
+		return out, sdk.NotFound("no local operation %q", r.OperationID)
+	}
+	st, err := localcluster.Inspect(root(), id)
+	if errors.Is(err, localcluster.ErrNotFound) {
+		return out, sdk.NotFound("%v", err)
+	}
+	if err != nil {
+		return out, err
+	}
+	out.Message, out.Progress = st.Message, st.Progress
+	switch st.Phase {
+	case localcluster.Ready:
+		out.State = sdk.Succeeded
+	case localcluster.Failed:
+		out.State, out.ErrorClass = sdk.Failed, sdk.Retryable
+	default:
+		out.State = sdk.Running
+	}
+	return out, nil
+}
+
+func (provider) Kubeconfig(_ context.Context, r sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
+	id, ok := strings.CutPrefix(r.OperationID, provisionPrefix)
+	if !ok {
+		return sdk.Kubeconfig{}, sdk.NotFound("no local operation %q", r.OperationID)
+	}
+	kc, err := localcluster.Kubeconfig(root(), id)
+	if errors.Is(err, localcluster.ErrNotFound) {
+		return sdk.Kubeconfig{}, sdk.NotFound("%v", err)
+	}
+	if err != nil {
+		return sdk.Kubeconfig{}, sdk.FailedPrecondition("%v", err)
+	}
+	return sdk.Kubeconfig{Data: kc}, nil
+}
+
+// Destroy stops the cluster and removes its directory before it returns
+// (a matter of seconds); Status of the operation then says Succeeded.
+func (provider) Destroy(_ context.Context, r sdk.DestroyRequest) (sdk.Operation, error) {
+	if err := localcluster.CheckID(r.ClusterID); err != nil {
+		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "clusterID", Message: err.Error()})
+	}
+	if err := localcluster.Remove(root(), r.ClusterID); err != nil {
+		return sdk.Operation{}, err
+	}
+	return sdk.Operation{ID: destroyPrefix + r.ClusterID}, nil
+}
+
+// root is the directory of the local clusters.
+func root() string {
+	if d := os.Getenv("KUBEOPERA_LOCAL_CLUSTERS_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("data", "local-clusters")
+}
+
+// binDir finds the sandbox binaries: KUBEOPERA_TESTBIN_DIR, else
+// ../k8s/<version> from the plugin's directory (bin/plugins next to
+// bin/k8s), else the repository's bin/k8s/<version>.
+func binDir() (string, error) {
+	if os.Getenv("KUBEOPERA_TESTBIN_DIR") == "" {
+		if self, err := os.Executable(); err == nil {
+			dir := filepath.Join(filepath.Dir(self), "..", "k8s", sandbox.KubernetesVersion)
+			if _, err := os.Stat(filepath.Join(dir, "kube-apiserver")); err == nil {
+				return filepath.Abs(dir)
+			}
+		}
+	}
+	return sandbox.BinDir()
+}
