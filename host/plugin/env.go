@@ -29,6 +29,12 @@ var BaseEnv = []string{
 	"SSL_CERT_FILE", "SSL_CERT_DIR",
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 	"KUBECONFIG", "KUBEOPERA_LOG_LEVEL",
+	// The documented, non-secret settings of the plugins this repository
+	// ships: the Terraform runner's (executor, image, workspace, state
+	// cluster), the AWS plugins' endpoints and credential check, and the
+	// local provider's directories. None of them holds a secret.
+	"KUBEOPERA_TERRAFORM_*", "KUBEOPERA_STATE_KUBECONFIG", "KUBEOPERA_AWS_VERIFY_CREDENTIALS",
+	"AWS_ENDPOINT_URL*", "KUBEOPERA_LOCAL_CLUSTERS_DIR", "KUBEOPERA_TESTBIN_DIR",
 }
 
 // PassEnvVar is the host variable listing more variables to pass through.
