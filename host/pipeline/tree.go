@@ -17,7 +17,18 @@ import (
 func (p *Pipeline) params(hc *v1.HostCluster) gitops.Params {
 	return gitops.Params{ClusterID: hc.Name, ClusterName: hc.Name, Domain: hc.Spec.Domain, Path: hc.Spec.GitOpsPath,
 		ImageRegistry: p.o.ImageRegistry, Version: p.o.Version, PullSecret: p.pullSecret(hc),
-		AdminEmail: hc.Spec.AdminEmail, Provider: hc.Spec.Provider, FluxNamespace: fluxsync.Namespace}
+		AdminEmail: hc.Spec.AdminEmail, Provider: treeProvider(hc.Spec.Provider), FluxNamespace: fluxsync.Namespace}
+}
+
+// treeProvider is the cloud the GitOps tree picks its storage for: a
+// plugin's provider name when the tree knows that cloud, else "other" (any
+// plugin provisions, so a provider such as "local" or "hetzner" is no error).
+func treeProvider(provider string) string {
+	switch provider {
+	case gitops.ProviderAWS, gitops.ProviderGCP, gitops.ProviderAzure, "":
+		return provider
+	}
+	return gitops.ProviderOther
 }
 
 // pushTree generates the cluster's GitOps tree and pushes it in one commit
