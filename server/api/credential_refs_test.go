@@ -19,7 +19,7 @@ func TestDeleteCredentialRefusedWhileAnAssumeRoleUsesIt(t *testing.T) {
 	role := decode[store.Credential](t, body)
 
 	code, body = e.do(http.MethodDelete, "/api/v1/credentials/"+src.ID, e.admin, nil)
-	if code != 409 || !strings.Contains(string(body), `assume_role credentials \"deploy-role\"`) {
+	if code != 409 || !strings.Contains(string(body), `credentials \"deploy-role\" (assume_role)`) {
 		t.Errorf("delete the source of an assume_role credential: %d %s", code, body)
 	}
 	code, body = e.do(http.MethodDelete, "/api/v1/credentials/"+role.ID, e.admin, nil)

@@ -23,7 +23,7 @@ func TestTeardownAndDisconnectOfAProvisionedCluster(t *testing.T) {
 	ctx := context.Background()
 	cred := createAccessKey(t, e, "aws-prod")
 	code, body := e.do(http.MethodPost, "/api/v1/clusters/provision", e.admin, provisionBody("eks-td", "aws-eks",
-		map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "nodeCount": "3"}))
+		map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "nodeCount": "3", "apiAllowedCIDRs": "203.0.113.0/24"}))
 	mustStatus(t, "provision", code, body, 202)
 	row := decode[store.Cluster](t, body)
 	hcs := dynamic.NewForConfigOrDie(e.sb.Config).Resource(hostclusters.GVR).Namespace(hostclusters.Namespace)
@@ -81,7 +81,7 @@ func TestTeardownAndDisconnectOfAProvisionedCluster(t *testing.T) {
 
 	// Once Ready, a disconnect only disconnects, and says what keeps running.
 	code, body = e.do(http.MethodPost, "/api/v1/clusters/provision", e.admin, provisionBody("eks-ready", "aws-eks",
-		map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "nodeCount": "3"}))
+		map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "nodeCount": "3", "apiAllowedCIDRs": "203.0.113.0/24"}))
 	mustStatus(t, "provision", code, body, 202)
 	ready := decode[store.Cluster](t, body)
 	setPhase(t, e, ready.ID, "Ready", "KubeOpera installed")
