@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -51,7 +52,10 @@ func startSandbox(t testing.TB) *sandbox.Sandbox {
 	}
 	t.Cleanup(func() { sb.Stop() })
 	for i := range 3 {
-		if err := sb.AddNode(context.Background(), sandbox.Node{Name: fmt.Sprintf("node-%d", i)}); err != nil {
+		// Static nodes (conditions written here): the sandbox runs no kwok,
+		// so a kwok-managed node would never turn Ready.
+		ready := []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+		if err := sb.AddNode(context.Background(), sandbox.Node{Name: fmt.Sprintf("node-%d", i), Conditions: ready}); err != nil {
 			t.Fatal(err)
 		}
 	}
