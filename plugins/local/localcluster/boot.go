@@ -52,12 +52,9 @@ func (c cluster) boot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ports, err := freePorts(3)
-	if err != nil {
-		return err
-	}
 	step(15, "starting etcd")
-	if err := c.startEtcd(ctx, spec.BinDir, ports[0], ports[1]); err != nil {
+	ports, err := c.startEtcdOnFreePorts(ctx, spec.BinDir)
+	if err != nil {
 		return err
 	}
 	step(30, "starting kube-apiserver")
@@ -86,6 +83,31 @@ func (c cluster) boot(ctx context.Context) error {
 		return err
 	}
 	return c.addNodes(ctx, cs, spec.Nodes)
+}
+
+// etcdTries bounds startEtcdOnFreePorts.
+const etcdTries = 3
+
+// startEtcdOnFreePorts starts etcd on free ports and returns them (etcd's
+// client and peer ports, then one for kube-apiserver). A port is free when
+// picked but may be taken by another process before etcd binds it (tests
+// start many servers at once), so an etcd that exits at start is tried
+// again on new ports, up to etcdTries times.
+func (c cluster) startEtcdOnFreePorts(ctx context.Context, bin string) ([]int, error) {
+	var err error
+	for try := 1; try <= etcdTries; try++ {
+		var ports []int
+		if ports, err = freePorts(3); err != nil {
+			return nil, err
+		}
+		if err = c.startEtcd(ctx, bin, ports[0], ports[1]); err == nil {
+			return ports, nil
+		}
+		if c.alive(c.pid("etcd")) || ctx.Err() != nil {
+			return nil, err // running but unhealthy, or out of time: no retry
+		}
+	}
+	return nil, fmt.Errorf("after %d tries: %w", etcdTries, err)
 }
 
 func (c cluster) startEtcd(ctx context.Context, bin string, client, peer int) error {
