@@ -68,6 +68,7 @@ testbin:
 test: check-generated vet check-format testbin
 	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
+	KUBEOPERA_TEST_DEV=1 $(GO) test -count=1 -timeout 20m -run TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing ./cmd/kubeopera/
 
 # Lint: golangci-lint pinned in hack/golangci-lint/go.mod (its own module),
 # the config in .golangci.yml, plus gofmt and go mod tidy drift checks.

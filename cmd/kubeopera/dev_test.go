@@ -140,6 +140,13 @@ func (d *devProcess) call(t *testing.T, method, path string, body any) (int, map
 // Flux install, GitOps tree pushed to the git server, applied by Flux's
 // controllers), and Ctrl-C leaves no process and no file behind.
 func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
+	// It starts two clusters' worth of servers and Flux; next to the other
+	// packages' sandboxes on 2 cores its local cluster failed to start
+	// (etcd exited, the starter stopped), so `make test` runs it on its own
+	// after the rest, with KUBEOPERA_TEST_DEV=1.
+	if os.Getenv("KUBEOPERA_TEST_DEV") == "" {
+		t.Skip("run alone: KUBEOPERA_TEST_DEV=1 go test -run TestDev ./cmd/kubeopera/ (make test does)")
+	}
 	if _, err := sandbox.BinDir(); err != nil {
 		t.Fatal(err)
 	}
