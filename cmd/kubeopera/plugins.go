@@ -38,12 +38,7 @@ func newPluginsListCommand() *cobra.Command {
 			"and why. Exits non-zero when the directory cannot be read.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.output != "table" && o.output != "json" {
-				return fmt.Errorf("--output %q: use table or json", o.output)
-			}
-			log := hclog.New(&hclog.LoggerOptions{Name: "plugins", Output: cmd.ErrOrStderr(),
-				Level: hclog.LevelFromString(o.logLevel)})
-			h, err := plugin.Open(cmd.Context(), plugin.Options{Dir: o.dir, Logger: log, StartTimeout: o.startTimeout})
+			h, err := o.openHost(cmd)
 			if err != nil {
 				return err
 			}
@@ -139,4 +134,15 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// openHost checks --output and starts the plugins of the plugin directory,
+// logging to stderr; `plugins list` and `plugins inspect` share it.
+func (o listOptions) openHost(cmd *cobra.Command) (*plugin.Host, error) {
+	if o.output != "table" && o.output != "json" {
+		return nil, fmt.Errorf("--output %q: use table or json", o.output)
+	}
+	log := hclog.New(&hclog.LoggerOptions{Name: "plugins", Output: cmd.ErrOrStderr(),
+		Level: hclog.LevelFromString(o.logLevel)})
+	return plugin.Open(cmd.Context(), plugin.Options{Dir: o.dir, Logger: log, StartTimeout: o.startTimeout})
 }

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
@@ -26,12 +25,7 @@ func newPluginsInspectCommand() *cobra.Command {
 			"bounds and help), and the kinds of credential it accepts. -o json prints sdk.Info as JSON.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.output != "table" && o.output != "json" {
-				return fmt.Errorf("--output %q: use table or json", o.output)
-			}
-			log := hclog.New(&hclog.LoggerOptions{Name: "plugins", Output: cmd.ErrOrStderr(),
-				Level: hclog.LevelFromString(o.logLevel)})
-			h, err := plugin.Open(cmd.Context(), plugin.Options{Dir: o.dir, Logger: log, StartTimeout: o.startTimeout})
+			h, err := o.openHost(cmd)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"github.com/ochestra-tech/kubeopera/server/kubeconfig"
 	"os"
 	"strings"
 
@@ -128,7 +129,9 @@ func (s Source) target(r store.Cluster, kubeconfig []byte) (federation.Target, b
 // Assess is the federation Assessor: the health score and node readiness
 // of one cluster.
 func Assess(ctx context.Context, cfg *rest.Config) (federation.Report, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
+	// The same rate limits as every other client the server builds for a
+	// cluster, not client-go's 5 requests/s.
+	cs, err := kubernetes.NewForConfig(kubeconfig.Tune(rest.CopyConfig(cfg)))
 	if err != nil {
 		return federation.Report{}, fmt.Errorf("create client: %w", err)
 	}
