@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Status is where a cluster is.
@@ -100,10 +101,28 @@ func Remove(root, id string) error {
 	if err := c.stop(); err != nil {
 		return fmt.Errorf("stop local cluster %s: %w", id, err)
 	}
-	if err := os.RemoveAll(c.dir); err != nil {
-		return fmt.Errorf("remove local cluster %s: %w", id, err)
+	return removeDir(c.dir)
+}
+
+// removeDir deletes dir, trying again briefly when it is not yet empty (a
+// process that just exited may have written its last file); the error
+// names what is left.
+func removeDir(dir string) error {
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return nil
+	var left []string
+	_ = filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+		if len(left) < 10 && p != dir {
+			left = append(left, p)
+		}
+		return nil
+	})
+	return fmt.Errorf("remove local cluster directory %s: %w (left: %v; running: %v)", dir, err, left, ProcessesUnder(dir))
 }
 
 // RemoveAll removes every cluster under root, then root itself.

@@ -61,7 +61,23 @@ func (c cluster) alive(pid int) bool {
 		return false
 	}
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	return err == nil && bytes.Contains(b, []byte(c.dir))
+	return err == nil && names(b, c.dir)
+}
+
+// names reports whether a command line names dir or a path under it (and
+// not a sibling that only starts with the same letters: cluster "a" must
+// not match the processes of cluster "a-2").
+func names(cmdline []byte, dir string) bool {
+	for rest := cmdline; ; {
+		i := bytes.Index(rest, []byte(dir))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(dir):]
+		if len(rest) == 0 || rest[0] == '/' || rest[0] == 0 {
+			return true
+		}
+	}
 }
 
 // running lists the cluster's processes that are alive, by name.
@@ -92,6 +108,14 @@ func (c cluster) stop() error {
 			if !c.waitGone(pid, stopGrace) {
 				errs = append(errs, fmt.Errorf("%s (pid %d) did not exit after SIGKILL", name, pid))
 			}
+		}
+	}
+	// A process whose PID file was never written (its starter was killed
+	// between starting it and recording it) still names the directory.
+	for _, pid := range pidsNaming(c.dir) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		if !c.waitGone(pid, stopGrace) {
+			errs = append(errs, fmt.Errorf("pid %d did not exit after SIGKILL", pid))
 		}
 	}
 	return errors.Join(errs...)
@@ -132,10 +156,22 @@ func (c cluster) logTail(name string, n int) string {
 // listed.
 func ProcessesUnder(dir string) []string {
 	var out []string
+	for _, pid := range pidsNaming(dir) {
+		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		out = append(out, strconv.Itoa(pid)+": "+strings.ReplaceAll(string(b), "\x00", " "))
+	}
+	return out
+}
+
+// pidsNaming lists the running processes other than this one whose
+// command line names dir.
+func pidsNaming(dir string) []int {
+	var out []int
 	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(dir)) {
-			out = append(out, filepath.Base(filepath.Dir(f))+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if b, err := os.ReadFile(f); err == nil && pid != os.Getpid() && names(b, dir) {
+			out = append(out, pid)
 		}
 	}
 	return out
