@@ -61,6 +61,10 @@ type Reconciler struct {
 	// CleanupTimeout bounds the cleanup on the target at disconnect, from
 	// the deletion on (30s).
 	CleanupTimeout time.Duration
+	// ReleaseTimeout bounds how long a teardown waits for the cloud to
+	// delete the load balancers of the target's LoadBalancer Services
+	// before it destroys the network anyway (10 minutes).
+	ReleaseTimeout time.Duration
 	// RefreshBefore is how long before its expiry a provider's kubeconfig
 	// is refreshed through the plugin (4 minutes).
 	RefreshBefore time.Duration

@@ -44,6 +44,9 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	op := hc.Annotations[v1.DestroyOperationAnnotation]
 	if op == "" {
+		if res, wait := r.releaseLoadBalancers(ctx, hc, req); wait {
+			return res, nil
+		}
 		started, err := prov.Destroy(ctx, sdk.DestroyRequest{ClusterID: hc.Name, Inputs: p.Inputs, Credentials: creds})
 		if err != nil {
 			return r.destroyError(ctx, hc, req, "Destroy", err)
