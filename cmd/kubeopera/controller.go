@@ -94,7 +94,9 @@ func runController(cmd *cobra.Command, o controllerOptions) error {
 	if o.kubeconfigArg != "" {
 		// Provider plugins inherit it: their terraform state lives on the
 		// management cluster too (KUBEOPERA_STATE_KUBECONFIG overrides).
-		os.Setenv("KUBECONFIG", o.kubeconfigArg)
+		if err := os.Setenv("KUBECONFIG", o.kubeconfigArg); err != nil {
+			return err
+		}
 	}
 	cfg, err := ctrl.GetConfig()
 	if err != nil {

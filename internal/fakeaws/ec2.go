@@ -88,9 +88,10 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, _, aerr := e.iam.verifyHeader(r, body, "ec2", time.Now()); aerr != nil {
 		code := "AuthFailure"
-		if aerr.kind == authMissing {
+		switch aerr.kind {
+		case authMissing:
 			code = "MissingAuthenticationToken"
-		} else if aerr.kind == authExpiredToken {
+		case authExpiredToken:
 			code = "RequestExpired"
 		}
 		ec2Error(w, http.StatusUnauthorized, code, aerr.msg)

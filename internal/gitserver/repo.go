@@ -53,7 +53,7 @@ func (s *Server) InitRepo(name string) (string, error) {
 	}
 	hook := fmt.Sprintf("#!/bin/sh\nif [ -f %q ]; then cat %q >&2; exit 1; fi\nexit 0\n",
 		s.rejectFile(), s.rejectFile())
-	if err := os.WriteFile(filepath.Join(dir, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "hooks", "pre-receive"), []byte(hook), 0o700); err != nil { //nolint:gosec // G306: a hook must be executable
 		return "", fmt.Errorf("gitserver: write pre-receive hook: %w", err)
 	}
 	return s.RepoURL(name), nil

@@ -8,7 +8,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
-	"net/http/cgi"
+	"net/http/cgi" //nolint:gosec // G504: httpoxy (CVE-2016-5386) is fixed since Go 1.6.3; git-http-backend runs as CGI
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -116,7 +116,7 @@ func (s *Server) RejectPushes(reason string) {
 		}
 		return
 	}
-	if err := os.WriteFile(path, []byte(reason+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(reason+"\n"), 0o600); err != nil {
 		s.t.Fatalf("gitserver: reject pushes: %v", err)
 	}
 }

@@ -34,7 +34,7 @@ func (s *Sandbox) startWorkloadControllers(bin string) error {
 	stages := filepath.Join(s.dir, "kwok-stages.yaml")
 	yaml := strings.Join([]string{nodestages.DefaultNodeInit, podstages.DefaultPodReady,
 		podstages.DefaultPodComplete, podstages.DefaultPodDelete}, "\n---\n")
-	if err := os.WriteFile(stages, []byte(yaml), 0o644); err != nil {
+	if err := os.WriteFile(stages, []byte(yaml), 0o600); err != nil {
 		return fmt.Errorf("write kwok stages: %w", err)
 	}
 	_, err := s.startProcess(bin, "kwok", kc, "--config="+stages,

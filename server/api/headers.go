@@ -76,7 +76,7 @@ func patternMatches(pattern, path string) bool {
 		return false
 	}
 	for i := range ps {
-		if !(strings.HasPrefix(ps[i], ":") && xs[i] != "") && ps[i] != xs[i] {
+		if (!strings.HasPrefix(ps[i], ":") || xs[i] == "") && ps[i] != xs[i] {
 			return false
 		}
 	}

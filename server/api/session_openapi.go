@@ -2,7 +2,7 @@ package api
 
 // sessionSchemas adds the sign-in schemas to the OpenAPI document. A
 // variable initializer, so it runs before the init that builds the document.
-var sessionSchemas = addSchemas(map[string]any{
+var _ = addSchemas(map[string]any{
 	"SignInRequest": obj(map[string]string{"username": "string", "password": "string"}, "username", "password"),
 	"SessionUser":   obj(map[string]string{"id": "string", "username": "string", "email": "string", "role": "string"}, "username", "role"),
 	"Session":       obj(map[string]string{"user": "#SessionUser", "csrfToken": "string", "expiresAt": "string"}, "user", "csrfToken"),

@@ -214,12 +214,12 @@ func everyValue(n *yaml.Node, seen map[*yaml.Node]bool, fn func(string)) {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if !(k.Kind == yaml.ScalarNode && knownKeys[k.Value]) {
+			if k.Kind != yaml.ScalarNode || !knownKeys[k.Value] {
 				everyValue(k, seen, fn)
 			}
 			// Names of clusters, contexts and users are kept: messages
 			// point at entries by them.
-			if !(k.Kind == yaml.ScalarNode && nameKeys[k.Value] && deref(n.Content[i+1]).Kind == yaml.ScalarNode) {
+			if k.Kind != yaml.ScalarNode || !nameKeys[k.Value] || deref(n.Content[i+1]).Kind != yaml.ScalarNode {
 				everyValue(n.Content[i+1], seen, fn)
 			}
 		}

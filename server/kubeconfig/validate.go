@@ -133,7 +133,7 @@ func isEmptyDocument(n *yaml.Node) bool {
 		return false
 	}
 	for _, c := range n.Content {
-		if !(c.Kind == yaml.ScalarNode && c.Tag == "!!null") {
+		if c.Kind != yaml.ScalarNode || c.Tag != "!!null" {
 			return false
 		}
 	}
@@ -158,10 +158,10 @@ func describeKind(n *yaml.Node) string {
 // checkHeader checks kind and apiVersion where present; clientcmd.Load
 // would otherwise report them as "no kind is registered" in a scheme.
 func checkHeader(root *yaml.Node) error {
-	if _, v := mappingValue(root, "kind"); v != nil && !(v.Kind == yaml.ScalarNode && v.Value == "Config") {
+	if _, v := mappingValue(root, "kind"); v != nil && (v.Kind != yaml.ScalarNode || v.Value != "Config") {
 		return &Error{Line: v.Line, Message: fmt.Sprintf("kind is %s; a kubeconfig has kind: Config", shortValue(v, kindValue))}
 	}
-	if _, v := mappingValue(root, "apiVersion"); v != nil && !(v.Kind == yaml.ScalarNode && v.Value == "v1") {
+	if _, v := mappingValue(root, "apiVersion"); v != nil && (v.Kind != yaml.ScalarNode || v.Value != "v1") {
 		return &Error{Line: v.Line, Message: fmt.Sprintf("apiVersion is %s; a kubeconfig has apiVersion: v1", shortValue(v, apiVersionValue))}
 	}
 	return nil

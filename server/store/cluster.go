@@ -127,7 +127,7 @@ func (s *Store) ClustersUsingCredential(ctx context.Context, credentialID string
 	clusters := []Cluster{}
 	q := s.db.NewSelect().Model(&clusters).Where("credential_id = ?", credentialID)
 	if len(statuses) > 0 {
-		q = q.Where("status IN (?)", bun.In(statuses))
+		q = q.Where("status IN (?)", bun.List(statuses))
 	}
 	if err := q.Order("created_at", "name").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list clusters using credential %q: %w", credentialID, err)

@@ -31,7 +31,7 @@ func (s *Store) UpdateStatuses(ctx context.Context, updates []StatusUpdate) erro
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for start := 0; start < len(updates); start += statusBatchSize {
 			batch := updates[start:min(start+statusBatchSize, len(updates))]
-			if _, err := tx.NewRaw(updateStatusesSQL, bun.In(statusRows(batch)), at).Exec(ctx); err != nil {
+			if _, err := tx.NewRaw(updateStatusesSQL, bun.List(statusRows(batch)), at).Exec(ctx); err != nil {
 				return err
 			}
 		}
@@ -51,10 +51,10 @@ UPDATE clusters SET status = v.status, message = v.message, updated_at = ?
 FROM v WHERE clusters.id = v.id`
 
 // statusRows renders updates as the rows of a VALUES list.
-func statusRows(updates []StatusUpdate) [][]any {
-	rows := make([][]any, len(updates))
+func statusRows(updates []StatusUpdate) []bun.TupleValues {
+	rows := make([]bun.TupleValues, len(updates))
 	for i, u := range updates {
-		rows[i] = []any{u.ID, u.Status, u.Message}
+		rows[i] = bun.Tuple([]any{u.ID, u.Status, u.Message})
 	}
 	return rows
 }

@@ -7,15 +7,25 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
 	// GroupVersion is the API group and version of HostCluster.
 	GroupVersion = schema.GroupVersion{Group: "kubeopera.io", Version: "v1alpha1"}
 	// SchemeBuilder registers the types of this package.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 	// AddToScheme adds the types of this package to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+// addKnownTypes registers HostCluster and its list with their group and
+// version (with apimachinery's builder: controller-runtime's is deprecated
+// and would pull controller-runtime into every importer of this package).
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &HostCluster{}, &HostClusterList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

@@ -197,7 +197,3 @@ type HostClusterList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []HostCluster `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&HostCluster{}, &HostClusterList{})
-}

@@ -166,7 +166,7 @@ func urlKey(url string) string { return sha256Hex([]byte(url))[:16] }
 // writeFileAtomic writes through a temporary file, so a concurrent reader
 // never sees half a file.
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("create helm cache directory: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")

@@ -199,7 +199,7 @@ func (e *wrapped) Unwrap() error { return e.err }
 
 func cacheDir(dir string) (string, func(), error) {
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return "", nil, fmt.Errorf("create helm cache directory %s: %w", dir, err)
 		}
 		return dir, func() {}, nil

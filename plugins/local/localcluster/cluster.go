@@ -26,7 +26,7 @@ func Create(root string, spec Spec, starter ...string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(c.dir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.dir), 0o750); err != nil {
 		return fmt.Errorf("local clusters directory: %w", err)
 	}
 	if err := os.Mkdir(c.dir, 0o700); errors.Is(err, fs.ErrExist) {
