@@ -36,9 +36,10 @@ func BenchmarkConnect500(b *testing.B) {
 			}
 			done := 0
 			for _, hc := range list.Items {
-				if hc.Status.Phase == v1.PhaseBootstrappingFlux {
+				switch hc.Status.Phase {
+				case v1.PhaseBootstrappingFlux:
 					done++
-				} else if hc.Status.Phase == v1.PhaseFailed {
+				case v1.PhaseFailed:
 					b.Fatalf("%s failed: %s", hc.Name, hc.Status.Message)
 				}
 			}
