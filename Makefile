@@ -62,12 +62,13 @@ vet:
 testbin:
 	hack/build-testbin.sh
 
-# Everything: generated-code drift, vet, gofmt and go mod tidy, the dashboard
+# Everything: generated-code drift, vet, gofmt and go mod tidy, the lint
+# (golangci-lint pinned in hack/golangci-lint, .golangci.yml), the dashboard
 # build from its lock (npm ci, tsc, vite: it fails on a type error), the
 # sandbox and Flux binaries, shellcheck (apt) for the bootstrap scripts, then
 # every test with a throwaway PostgreSQL 15 (plugin_test builds the plugins
 # itself). The browser suite (test-web) is not part of it yet.
-test: check-generated vet check-format web testbin
+test: check-generated vet check-format lint web testbin
 	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
 	KUBEOPERA_TEST_DEV=1 $(GO) test -count=1 -timeout 20m -run TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing ./cmd/kubeopera/
