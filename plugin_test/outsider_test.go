@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/internal/sdkexample"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/sdktest"
 )
@@ -30,34 +31,34 @@ users:
 `
 
 // The SDK README's example, built the way an outside developer builds it
-// (its own module, the SDK from a replace), is listed by the CLI, passes
-// the whole kit with its own credential kind, and gets its setting from the
-// operator through the host's per-plugin environment.
+// (its own module, made by the README's commands, the SDK from a replace),
+// requires no Kubernetes module, is listed by the CLI, passes the whole kit
+// with its own credential kind, and gets its setting from the operator
+// through the host's per-plugin environment.
 func TestOutsiderExampleBuildsAsItsOwnModuleAndPassesTheKit(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := t.TempDir()
-	src, err := os.ReadFile(filepath.Join(root, "sdk", "examples", "hello", "main.go"))
-	if err != nil {
+	mod, dir := t.TempDir(), t.TempDir()
+	bin := filepath.Join(dir, sdkexample.Binary)
+	if err := sdkexample.Build(ctxTimeout(t, 5*time.Minute), root, mod, dir); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	list := exec.Command("go", "list", "-m", "all")
+	list.Dir, list.Env = mod, append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	mods, err := list.CombinedOutput()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go list -m all in the example's module: %v\n%s", err, mods)
 	}
-	writeFile(t, filepath.Join(mod, "main.go"), src, 0o644)
-	writeFile(t, filepath.Join(mod, "go.sum"), sum, 0o644)
-	writeFile(t, filepath.Join(mod, "go.mod"), []byte("module example.com/hello\n\ngo 1.26.8\n\n"+
-		"require github.com/ochestra-tech/kubeopera v0.0.0\n\n"+
-		"replace github.com/ochestra-tech/kubeopera => "+root+"\n"), 0o644)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "kubeopera-provider-hello")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir, build.Env = mod, append(os.Environ(), "GOFLAGS=-mod=mod")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the example as its own module: %v\n%s", err, out)
+	if !strings.Contains(string(mods), "github.com/ochestra-tech/kubeopera/sdk v0.0.0 => ") {
+		t.Errorf("the example's module graph lacks the SDK from its replace:\n%s", mods)
+	}
+	for _, m := range strings.Split(string(mods), "\n") {
+		if strings.HasPrefix(m, "k8s.io/") || strings.HasPrefix(m, "sigs.k8s.io/") ||
+			strings.HasPrefix(m, "github.com/ochestra-tech/kubeopera ") {
+			t.Errorf("a plugin using only the SDK requires %s", m)
+		}
 	}
 
 	stdout, stderr, code := runCLI(t, "plugins", "list", "--plugin-dir", dir)

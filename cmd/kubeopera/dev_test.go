@@ -135,6 +135,43 @@ func (d *devProcess) call(t *testing.T, method, path string, body any) (int, map
 	return resp.StatusCode, out
 }
 
+// waitReady polls the cluster through the REST API until it is Ready; it
+// fails the test when the cluster fails or after 10 minutes.
+func (d *devProcess) waitReady(t *testing.T, id string) map[string]any {
+	t.Helper()
+	start := time.Now()
+	for {
+		code, c := d.call(t, http.MethodGet, "/api/v1/clusters/"+id, nil)
+		if code == http.StatusOK && c["status"] == "Ready" {
+			t.Logf("cluster Ready %s after the request", time.Since(start).Round(time.Second))
+			return c
+		}
+		if code == http.StatusOK && c["status"] == "Failed" {
+			t.Fatalf("cluster Failed: %v", c["message"])
+		}
+		if time.Since(start) > 10*time.Minute {
+			t.Fatalf("cluster not Ready after 10 minutes: %d %v", code, c)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// interrupt sends Ctrl-C and waits for kubeopera dev to exit cleanly.
+func (d *devProcess) interrupt(t *testing.T) {
+	t.Helper()
+	if err := d.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-d.exit:
+		if err != nil {
+			t.Errorf("kubeopera dev exited with %v after Ctrl-C", err)
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatal("kubeopera dev still runs 3 minutes after Ctrl-C")
+	}
+}
+
 // The whole platform on one machine: a cluster provisioned with the local
 // provider through the REST API reaches Ready (server, controller, plugin,
 // Flux install, GitOps tree pushed to the git server, applied by Flux's
@@ -169,32 +206,8 @@ func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
 		t.Fatalf("onboarding answered %d: %v", code, cluster)
 	}
 	id, _ := cluster["id"].(string)
-	start := time.Now()
-	for {
-		code, c := d.call(t, http.MethodGet, "/api/v1/clusters/"+id, nil)
-		if code == http.StatusOK && c["status"] == "Ready" {
-			t.Logf("cluster Ready %s after the request", time.Since(start).Round(time.Second))
-			break
-		}
-		if code == http.StatusOK && c["status"] == "Failed" {
-			t.Fatalf("cluster Failed: %v", c["message"])
-		}
-		if time.Since(start) > 10*time.Minute {
-			t.Fatalf("cluster not Ready after 10 minutes: %d %v", code, c)
-		}
-		time.Sleep(time.Second)
-	}
-	if err := d.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-d.exit:
-		if err != nil {
-			t.Errorf("kubeopera dev exited with %v after Ctrl-C", err)
-		}
-	case <-time.After(3 * time.Minute):
-		t.Fatal("kubeopera dev still runs 3 minutes after Ctrl-C")
-	}
+	d.waitReady(t, id)
+	d.interrupt(t)
 	for _, dir := range []string{"tmp", "bin", "plugins"} { // not "connected": the test's own cluster
 		if left := localcluster.ProcessesUnder(filepath.Join(root, dir)); len(left) > 0 {
 			t.Errorf("processes left after Ctrl-C: %v", left)
@@ -213,23 +226,38 @@ func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
 // connects it through the REST API.
 func (d *devProcess) connectLocal(t *testing.T, root string, pipeline map[string]any) (int, map[string]any) {
 	t.Helper()
+	kc := startLocalCluster(t, root, "demo")
+	req := map[string]any{"name": "demo", "provider": "aws", "region": "eu-north-1", "kubeconfig": string(kc)}
+	for k, v := range pipeline {
+		req[k] = v
+	}
+	return d.call(t, http.MethodPost, "/api/v1/clusters/connect", req)
+}
+
+// startLocalCluster starts a cluster with the local provider's own code
+// (root/plugins/kubeopera-provider-local, which startDev builds, is its
+// starter) in root/connected, waits until it is Ready and returns its
+// admin kubeconfig. The test removes it at the end: it is not kubeopera
+// dev's to remove.
+func startLocalCluster(t *testing.T, root, id string) []byte {
+	t.Helper()
 	bin, err := sandbox.BinDir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	clusters := filepath.Join(root, "connected")
 	plugin := filepath.Join(root, "plugins", "kubeopera-provider-local")
-	t.Cleanup(func() { // dev removes its own things; this cluster is the test's
+	t.Cleanup(func() {
 		if err := localcluster.RemoveAll(clusters); err != nil {
 			t.Error(err)
 		}
 	})
-	if err := localcluster.Create(clusters, localcluster.Spec{ID: "demo", Nodes: 1, BinDir: bin}, plugin, "start-cluster"); err != nil {
+	if err := localcluster.Create(clusters, localcluster.Spec{ID: id, Nodes: 1, BinDir: bin}, plugin, "start-cluster"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		st, err := localcluster.Inspect(clusters, "demo")
+		st, err := localcluster.Inspect(clusters, id)
 		if err != nil || st.Phase == localcluster.Failed {
 			t.Fatalf("local cluster: %v %+v", err, st)
 		}
@@ -241,15 +269,11 @@ func (d *devProcess) connectLocal(t *testing.T, root string, pipeline map[string
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	kc, err := localcluster.Kubeconfig(clusters, "demo")
+	kc, err := localcluster.Kubeconfig(clusters, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := map[string]any{"name": "demo", "provider": "aws", "region": "eu-north-1", "kubeconfig": string(kc)}
-	for k, v := range pipeline {
-		req[k] = v
-	}
-	return d.call(t, http.MethodPost, "/api/v1/clusters/connect", req)
+	return kc
 }
 
 func tail(s string, n int) string {

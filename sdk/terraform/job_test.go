@@ -64,6 +64,7 @@ func getRunObjects(t *testing.T, id string, a Action) runObjects {
 }
 
 func TestJobRunLifecycle(t *testing.T) {
+	needSandbox(t)
 	ctx := context.Background()
 	logger, logs := bufferLogger()
 	j := Jobs{Client: sb.Client, Namespace: jobsNS, Logger: logger}
@@ -145,6 +146,7 @@ func TestJobRunLifecycle(t *testing.T) {
 }
 
 func TestJobFailedRunIsReplacedByStart(t *testing.T) {
+	needSandbox(t)
 	ctx := context.Background()
 	setSchedulable(t, false)
 	t.Cleanup(func() { setSchedulable(t, true) })
@@ -299,6 +301,7 @@ func assertItemsRestoreTheTree(t *testing.T, pod corev1.PodSpec, cm *corev1.Conf
 }
 
 func TestJobDestroyStopsARunningApply(t *testing.T) {
+	needSandbox(t)
 	ctx := context.Background()
 	j := Jobs{Client: sb.Client, Namespace: jobsNS, Logger: hclog.NewNullLogger()}
 	if err := j.Ensure(ctx); err != nil {
@@ -328,6 +331,7 @@ func TestJobDestroyStopsARunningApply(t *testing.T) {
 }
 
 func TestJobStatusOfUnknownRunIsNotFound(t *testing.T) {
+	needSandbox(t)
 	j := Jobs{Client: sb.Client, Namespace: jobsNS}
 	if _, err := j.Status(context.Background(), "never-started", Apply); sdk.KindOf(err) != sdk.KindNotFound {
 		t.Errorf("status of an unknown run: %v, want not found", err)

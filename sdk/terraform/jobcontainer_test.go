@@ -180,6 +180,7 @@ func holdLock(t *testing.T, id, who string) {
 }
 
 func TestJobContainerRunsTerraformAgainstTheSandboxState(t *testing.T) {
+	needSandbox(t)
 	ctx := context.Background()
 	assertImageIsLocalTerraform(t)
 	j := Jobs{Client: sb.Client, Namespace: jobsNS, LockTimeout: time.Second, Logger: hclog.NewNullLogger()}

@@ -75,6 +75,7 @@ func assertOutputs(t *testing.T, got map[string]json.RawMessage, want map[string
 }
 
 func TestLocalApplyOutputsRestartAndDestroy(t *testing.T) {
+	needSandbox(t)
 	ctx := context.Background()
 	const ns, secret = "tf-local", "s3cr3t-value-never-on-disk"
 	id := uniqueID("local-net")
@@ -209,6 +210,7 @@ func TestLocalTerraformErrorsAreReportedWithTheirClass(t *testing.T) {
 }
 
 func TestLocalInterruptedRunIsReportedAndResumes(t *testing.T) {
+	needSandbox(t)
 	ctx := context.Background()
 	const ns = "tf-local"
 	id := uniqueID("local-slow")

@@ -17,15 +17,31 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
-// sb is the package's sandbox: a real kube-apiserver for the kubernetes
-// state backend, with kube-controller-manager, kube-scheduler and kwok so
-// Jobs run on the simulated node "n1".
-var sb *sandbox.Sandbox
+// sb is the cluster the package's tests run Terraform and Jobs against: a
+// real kube-apiserver for the kubernetes state backend, with
+// kube-controller-manager, kube-scheduler and kwok so Jobs run on the
+// simulated node "n1". This module cannot import the repository's sandbox
+// package (plugins would then require the whole product), so the sandbox
+// is started around `go test` and named by KUBEOPERA_TEST_SANDBOX_KUBECONFIG
+// (`make test` does it with hack/with-sandbox); without it, the tests that
+// need a cluster are skipped.
+var sb *cluster
+
+const sandboxEnv = "KUBEOPERA_TEST_SANDBOX_KUBECONFIG"
+
+// cluster is a cluster reached with an admin kubeconfig.
+type cluster struct {
+	Config         *rest.Config
+	KubeconfigPath string
+	Client         kubernetes.Interface
+}
 
 // helperEnv makes the test binary act as a plugin process that starts a
 // Local run and then waits to be killed (see startLocalInHelper).
@@ -36,17 +52,39 @@ func TestMain(m *testing.M) {
 		os.Exit(runHelper(spec))
 	}
 	flag.Parse()
-	var err error
-	sb, err = sandbox.Start(context.Background(), sandbox.Options{Workloads: true, Nodes: []sandbox.Node{{Name: "n1"}}})
+	if path := os.Getenv(sandboxEnv); path != "" {
+		var err error
+		if sb, err = openCluster(path); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", sandboxEnv, err)
+			os.Exit(1)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func openCluster(kubeconfigPath string) (*cluster, error) {
+	data, err := os.ReadFile(kubeconfigPath)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "start sandbox:", err)
-		os.Exit(1)
+		return nil, err
 	}
-	code := m.Run()
-	if err := sb.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop sandbox:", err)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	if err != nil {
+		return nil, err
 	}
-	os.Exit(code)
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &cluster{Config: cfg, KubeconfigPath: kubeconfigPath, Client: client}, nil
+}
+
+// needSandbox skips a test that needs the cluster when none was named.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if sb == nil {
+		t.Skipf("needs a cluster: run `go run ./hack/with-sandbox go -C sdk/terraform test ./...` "+
+			"from the repository root, or set %s (make test does)", sandboxEnv)
+	}
 }
 
 // helperSpec is what the helper process is asked to run.

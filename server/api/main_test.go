@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ func TestMain(m *testing.M) {
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("plugins go here\n"), 0o644); err != nil {
 		panic(err)
 	}
-	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub", "../sdk/examples/hello"); err != nil {
+	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub", helloExample); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	} else {
 		code = m.Run()
@@ -54,10 +55,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// helloExample is the SDK README's example plugin. The SDK is a module of
+// its own, so it is built by import path, not by directory.
+const helloExample = "github.com/ochestra-tech/kubeopera/sdk/examples/hello"
+
 func buildPlugins(dir string, names ...string) error {
-	for _, n := range names { // a plugin of plugins/ by name, or a path from there
-		out := filepath.Join(dir, plugin.BinaryPrefix+filepath.Base(n))
-		if b, err := exec.Command("go", "build", "-o", out, "../../plugins/"+n).CombinedOutput(); err != nil {
+	for _, n := range names { // a plugin of plugins/ by name, or an import path
+		out, pkg := filepath.Join(dir, plugin.BinaryPrefix+path.Base(n)), "../../plugins/"+n
+		if strings.Contains(n, ".") {
+			pkg = n
+		}
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 			return fmt.Errorf("build %s: %v\n%s", n, err, b)
 		}
 	}

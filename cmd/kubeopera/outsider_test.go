@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
+	"github.com/ochestra-tech/kubeopera/internal/devenv"
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/internal/sdkexample"
+)
+
+// An outside developer's plugin provisions through the real server and
+// controller to Ready with its own credential kind: the SDK README's
+// example, built as its own module by the README's commands, is loaded
+// from the plugin directory of `kubeopera dev`; a credential of its kind
+// is stored through the REST API and named in a provision request; the
+// controller calls the plugin (Validate, Provision, Status, Kubeconfig)
+// and the shared pipeline takes the cluster to Ready. The plugin's "cloud"
+// is a cluster that already exists, as the README says: one started here
+// with the local provider's code, whose kubeconfig file the operator names
+// in the plugin's setting.
+func TestOutsiderPluginProvisionsThroughTheServerToReady(t *testing.T) {
+	if os.Getenv("KUBEOPERA_TEST_DEV") == "" { // see TestDevProvisions...
+		t.Skip("run alone: KUBEOPERA_TEST_DEV=1 go test -run TestOutsider ./cmd/kubeopera/ (make test does)")
+	}
+	if _, err := sandbox.BinDir(); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := sdkexample.Build(ctx, repo, filepath.Join(root, "hello"), filepath.Join(root, "plugins")); err != nil {
+		t.Fatal(err)
+	}
+	// Named now, written once the cluster runs: the plugin reads it in Kubeconfig.
+	kubeconfig := filepath.Join(root, "hello.kubeconfig")
+	t.Setenv("KUBEOPERA_PLUGIN_ENV_HELLO_HELLO_KUBECONFIG", kubeconfig)
+	d := startDev(t, root)
+	cloud := startLocalCluster(t, root, "hello-cloud")
+	if err := os.WriteFile(kubeconfig, cloud, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, cred := d.call(t, http.MethodPost, "/api/v1/credentials", map[string]any{"label": "hello", "kind": "hello_token",
+		"fields": map[string]string{"token": "hello_0123456789", "project": "demo"}})
+	if code != http.StatusCreated {
+		t.Fatalf("storing a hello_token credential answered %d: %v", code, cred)
+	}
+	credID, _ := cred["id"].(string)
+	code, cluster := d.call(t, http.MethodPost, "/api/v1/clusters/provision", map[string]any{
+		"name": "h1", "provider": "hello", "inputs": map[string]string{"location": "fsn1", "token": credID},
+		"domain": "h1.kubeopera.test", "gitOpsRepoURL": d.repo, "gitOpsPath": "clusters/h1",
+		"gitCredentialsSecretRef": devenv.GitSecret})
+	if code != http.StatusAccepted {
+		t.Fatalf("provision with the hello plugin answered %d: %v", code, cluster)
+	}
+	id, _ := cluster["id"].(string)
+	got := d.waitReady(t, id)
+	if got["source"] != "provisioned" || got["plugin"] != "hello" || got["region"] != "fsn1" || got["credential_id"] != credID {
+		t.Errorf("the Ready cluster is recorded as source %v, plugin %v, region %v, credential %v; "+
+			"want provisioned, hello, fsn1, %s", got["source"], got["plugin"], got["region"], got["credential_id"], credID)
+	}
+	// Ready means the pipeline worked on the cluster the plugin handed over.
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(cloud)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, err := kubernetes.NewForConfigOrDie(cfg).AppsV1().Deployments(fluxinstall.DefaultNamespace).
+		List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(deps.Items) == 0 {
+		t.Errorf("Flux's Deployments on the cluster hello handed over: %v, want them installed", err)
+	}
+	d.interrupt(t)
+}
