@@ -38,7 +38,7 @@ var BaseEnv = []string{
 }
 
 // PassEnvVar is the host variable listing more variables to pass through.
-const PassEnvVar = "KUBEOPERA_PLUGIN_PASS_ENV" //nolint:gosec // G101: a variable name, not a credential
+const PassEnvVar = "KUBEOPERA_PLUGIN_PASS_ENV"
 
 // PluginEnvPrefix starts a variable meant for one plugin only.
 const PluginEnvPrefix = "KUBEOPERA_PLUGIN_ENV_"

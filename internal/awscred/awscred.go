@@ -14,7 +14,7 @@ var (
 // Messages for each field that fails its check.
 const (
 	BadAccessKeyID     = "is not an AWS access key ID (20 characters starting with AKIA or ASIA)"
-	BadSecretAccessKey = "is not an AWS secret access key (40 characters)" //nolint:gosec // G101: a message, not a credential
+	BadSecretAccessKey = "is not an AWS secret access key (40 characters)"
 	BadRoleARN         = "is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>)"
 )
 

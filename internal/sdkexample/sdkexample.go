@@ -44,11 +44,11 @@ func Build(ctx context.Context, repoRoot, moduleDir, pluginDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(moduleDir, 0o755); err != nil {
+	if err := os.MkdirAll(moduleDir, 0o750); err != nil {
 		return err
 	}
 	// Written first: go mod init and edit do not mind it, tidy needs it.
-	if err := os.WriteFile(filepath.Join(moduleDir, "main.go"), src, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(moduleDir, "main.go"), src, 0o600); err != nil {
 		return err
 	}
 	for _, args := range cmds {

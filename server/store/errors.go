@@ -43,8 +43,8 @@ const (
 	indexClusterName = "clusters_name_key"
 	indexClusterHost = "clusters_one_host"
 	indexClusterUID  = "clusters_cluster_uid_key"
-	indexCredLabel   = "cloud_credentials_label_key" //nolint:gosec // G101: an index name, not a credential
-	indexTokenHash   = "api_tokens_hash_key"         //nolint:gosec // G101: an index name, not a credential
+	indexCredLabel   = "cloud_credentials_label_key"
+	indexTokenHash   = "api_tokens_hash_key"
 )
 
 // sqliteConstraintUnique is SQLite's extended result code for a unique

@@ -53,7 +53,7 @@ const (
 	// ReasonCreated: the first admin was created.
 	ReasonCreated = "Created"
 	// ReasonCredentialMissing: the cloud credential the cluster references does not exist.
-	ReasonCredentialMissing = "CredentialMissing" //nolint:gosec // G101: a condition reason, not a credential
+	ReasonCredentialMissing = "CredentialMissing"
 	// ReasonDestroyFailed: the plugin's Destroy failed; a new teardown request retries it.
 	ReasonDestroyFailed = "DestroyFailed"
 	// ReasonDestroyed: the plugin's Destroy succeeded.

@@ -45,4 +45,4 @@ func SetupSecretName(clusterID string) string { return "hostcluster-" + clusterI
 const SetupSecretKey = "setup-secret"
 
 // SetupSecretHeader carries the setup secret on POST /api/v1/setup/admin.
-const SetupSecretHeader = "X-KubeOpera-Setup-Secret" //nolint:gosec // G101: a header name, not a secret
+const SetupSecretHeader = "X-KubeOpera-Setup-Secret"
