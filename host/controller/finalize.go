@@ -93,7 +93,7 @@ func (r *Reconciler) deleting(ctx context.Context, hc *v1.HostCluster, left []st
 		return true, ctrl.Result{}, nil
 	}
 	before := hc.DeepCopy()
-	hc.Status.Phase = v1.PhaseDeleting
+	hc.Status.Phase = v1.DerivePhase(hc) // Deleting
 	switch {
 	case err != nil:
 		hc.Status.Message = fmt.Sprintf("disconnecting: cannot reach the target to remove KubeOpera's Flux objects, retrying for up to %s: %v",
