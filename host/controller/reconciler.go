@@ -166,9 +166,10 @@ func (r *Reconciler) reachCluster(ctx context.Context, hc *v1.HostCluster) ([]by
 // runPipeline runs the shared steps; Ready is recorded here, every other
 // outcome by report.
 func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) error {
-	if r.Pipeline == nil {
-		return &step.Waiting{Reason: v1.ReasonPipelineUnavailable, After: time.Hour,
-			Message: "waiting: the shared pipeline (Flux bootstrap, GitOps tree, KubeOpera install) is not available in this build"}
+	if r.Pipeline == nil { // nothing to retry: the message stays the same, so a resync writes nothing
+		hc.Status.Message = "waiting: the shared pipeline (Flux bootstrap, GitOps tree, KubeOpera install) is not available in this build"
+		hc.SetCondition(v1.ConditionReady, metav1.ConditionFalse, v1.ReasonPipelineUnavailable, hc.Status.Message)
+		return nil
 	}
 	msg, err := r.Pipeline.Run(ctx, hc, kubeconfig)
 	if err != nil {
