@@ -102,9 +102,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	defer func() {
 		r.observe(ctx, hc, before.Status.Phase)
 		hc.Status.ObservedGeneration = hc.Generation
-		if perr := r.Status().Patch(ctx, hc, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
-			err = perr
-		}
+		res, err = r.patchStatus(ctx, before, hc, res, err)
 	}()
 	if req := hc.Annotations[v1.TeardownAnnotation]; req != "" {
 		return r.report(ctx, hc, r.teardown(ctx, hc, req))
@@ -122,6 +120,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	}
 	pres, _ := r.report(ctx, hc, r.runPipeline(ctx, hc, kubeconfig))
 	return earliest(earliest(res, pres), r.inventory(ctx, hc, before.Status.Phase, kubeconfig)), nil
+}
+
+// patchStatus writes hc's status as a patch from before, only onto the
+// version this reconcile read (or wrote itself since, e.g. an annotation):
+// the phase is derived from the conditions it read, and a reconcile that
+// read a stale copy from the cache (say, the annotation of a failed
+// teardown without the Stalled condition written next) would otherwise put
+// a phase over newer conditions that contradict it. On a conflict the
+// newer version is reconciled instead.
+func (r *Reconciler) patchStatus(ctx context.Context, before, hc *v1.HostCluster, res ctrl.Result, err error) (ctrl.Result, error) {
+	base := before.DeepCopy()
+	base.ResourceVersion = hc.ResourceVersion
+	perr := r.Status().Patch(ctx, hc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	switch {
+	case perr == nil, apierrors.IsNotFound(perr):
+		return res, err
+	case apierrors.IsConflict(perr):
+		ctrl.LoggerFrom(ctx).V(1).Info("status not written: the HostCluster changed since it was read; reconciling the newer version")
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, err
+	}
+	return res, perr
 }
 
 // observe sets the phase from the conditions, the one place it is set

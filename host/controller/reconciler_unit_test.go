@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/step"
@@ -167,5 +168,46 @@ func TestFinalizeMakesThePipelineForgetTheCluster(t *testing.T) {
 	}
 	if len(p.forgot) != 1 || p.forgot[0] != "c1" {
 		t.Errorf("the pipeline forgot %v, want [c1]", p.forgot)
+	}
+}
+
+// A reconcile that reads a stale copy of the HostCluster (the cache
+// behind a write this controller just made) does not write a phase over
+// the newer conditions: here the copy has the failed teardown's annotation
+// but not the Stalled condition written right after it, from which the
+// phase would be InstallingKubeOpera while the stored cluster is Failed.
+func TestAStaleReadDoesNotOverwriteThePhase(t *testing.T) {
+	ctx := context.Background()
+	hc, kc := reachable()
+	hc.Annotations = map[string]string{v1.TeardownAnnotation: "r1", v1.TeardownFailedAnnotation: "r1"}
+	hc.Status.Phase = v1.PhaseTearingDown // as stored before the failure
+	cl := fake.NewClientBuilder().WithScheme(scheme).WithObjects(hc, kc).WithStatusSubresource(hc).Build()
+	stale := &v1.HostCluster{}
+	if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), stale); err != nil {
+		t.Fatal(err)
+	}
+	stored := stale.DeepCopy()
+	stored.Status.Phase, stored.Status.Message = v1.PhaseFailed, "teardown failed: VPC in use"
+	stored.SetCondition(v1.ConditionStalled, metav1.ConditionTrue, v1.ReasonDestroyFailed, stored.Status.Message)
+	if err := cl.Status().Update(ctx, stored); err != nil {
+		t.Fatal(err)
+	}
+	reader := interceptor.NewClient(cl, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if h, ok := obj.(*v1.HostCluster); ok {
+			stale.DeepCopyInto(h)
+			return nil
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}})
+	r := &Reconciler{Client: reader, Recorder: record.NewFakeRecorder(10), Pipeline: &stubPipeline{}, PollInterval: time.Second}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hc)}); err != nil {
+		t.Fatal(err)
+	}
+	after := &v1.HostCluster{}
+	if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Status.Phase != v1.PhaseFailed || after.Status.Phase != v1.DerivePhase(after) {
+		t.Errorf("stored phase %s (derived %s), message %q; want Failed", after.Status.Phase, v1.DerivePhase(after), after.Status.Message)
 	}
 }

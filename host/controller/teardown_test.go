@@ -32,7 +32,7 @@ func (e *env) trace(id string, within time.Duration, done func(hc *v1.HostCluste
 		err := e.c.Get(context.Background(), client.ObjectKey{Namespace: v1.Namespace, Name: id}, hc)
 		if apierrors.IsNotFound(err) {
 			hc = nil
-		} else if seen := string(hc.Status.Phase) + ": " + retryTime.ReplaceAllString(hc.Status.Message, "T"); err == nil && seen != last {
+		} else if seen := string(hc.Status.Phase) + ": " + retryTime.ReplaceAllString(hc.Status.Message, "T"); err == nil && seen != last && hc.Status.Phase != "" {
 			e.t.Logf("STATUS %s %s: %s", id, hc.Status.Phase, hc.Status.Message)
 			last = seen
 		}
