@@ -88,7 +88,16 @@ func Report(hc *v1.HostCluster, err error, poll time.Duration, now time.Time) ti
 		verb = "retrying"
 	}
 	hc.Status.Message = fmt.Sprintf("%s; %s at %s UTC (in %s)", waiting.Message, verb,
-		now.Add(after).UTC().Format(time.TimeOnly), after.Round(100*time.Millisecond))
+		now.Add(after).UTC().Format(time.TimeOnly), roughly(after))
 	hc.SetCondition(v1.ConditionReady, metav1.ConditionFalse, waiting.Reason, hc.Status.Message)
 	return after
+}
+
+// roughly is d as a person reads it: whole seconds from a second on,
+// milliseconds below.
+func roughly(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Millisecond)
 }

@@ -33,6 +33,8 @@ func TestReport(t *testing.T) {
 		{name: "a plain error replaces the old message with itself and the retry", err: errors.New("create namespace: connection refused"),
 			message:     "BootstrappingFlux hit an error: create namespace: connection refused; retrying at 15:04:15 UTC (in 10s)",
 			readyReason: v1.ReasonRetrying, after: 10 * time.Second},
+		{name: "a short delay is said in milliseconds", err: Wait(250*time.Millisecond, "waiting for Flux"),
+			message: "waiting for Flux; checked again at 15:04:05 UTC (in 250ms)", readyReason: v1.ReasonWaiting, after: 250 * time.Millisecond},
 		{name: "stalled says what to fix and is not requeued", err: Stall(v1.ReasonSecretMissing, "Secret x does not exist: create it"),
 			message: "Secret x does not exist: create it", readyReason: v1.ReasonSecretMissing, stalled: true},
 	}
