@@ -15,62 +15,57 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // validateAccess reaches a connected cluster's API server through the
 // stored kubeconfig. A failure to connect is retried with a growing delay
-// for AccessRetryWindow, then Failed with the underlying error; a
+// for AccessRetryWindow, then stalled with the underlying error; a
 // kubeconfig that can never work (unparsable, bad certificate data,
-// untrusted server certificate, refused credentials) fails at once.
-func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
+// untrusted server certificate, refused credentials) stalls at once.
+func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]byte, error) {
 	ref := hc.Spec.ConnectKubeconfigSecretRef
 	data, err := r.secretData(ctx, hc.Namespace, ref.Name, keyOr(ref.Key))
 	if err != nil {
-		return nil, r.retryAccess(hc, fmt.Errorf("kubeconfig Secret %s: %w", ref.Name, err)), nil
+		return nil, r.retryAccess(hc, fmt.Errorf("kubeconfig Secret %s: %w", ref.Name, err))
 	}
 	if meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAccessValidated) {
-		return data, ctrl.Result{}, nil
+		return data, nil
 	}
-	hc.Status.Phase = v1.PhaseValidatingAccess
 	cfg, err := restConfig(data)
 	if err != nil {
-		fail(hc, v1.ConditionAccessValidated, v1.ReasonInvalidKubeconfig, fmt.Sprintf("kubeconfig Secret %s: %v", ref.Name, err))
-		return nil, ctrl.Result{}, nil
+		return nil, stall(hc, v1.ConditionAccessValidated, v1.ReasonInvalidKubeconfig, fmt.Sprintf("kubeconfig Secret %s: %v", ref.Name, err))
 	}
 	version, err := serverVersion(ctx, cfg)
 	switch {
 	case err == nil:
 		hc.Status.KubeconfigSecret = ref.Name
 		msg := fmt.Sprintf("API server %s answered (Kubernetes %s)", cfg.Host, version)
-		setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionTrue, v1.ReasonReachable, msg)
+		hc.SetCondition(v1.ConditionAccessValidated, metav1.ConditionTrue, v1.ReasonReachable, msg)
 		hc.Status.Message = msg
-		return data, ctrl.Result{}, nil
+		return data, nil
 	case permanent(err):
-		fail(hc, v1.ConditionAccessValidated, v1.ReasonAccessRefused, fmt.Sprintf("API server %s: %v", cfg.Host, err))
-		return nil, ctrl.Result{}, nil
+		return nil, stall(hc, v1.ConditionAccessValidated, v1.ReasonAccessRefused, fmt.Sprintf("API server %s: %v", cfg.Host, err))
 	}
-	return nil, r.retryAccess(hc, fmt.Errorf("API server %s: %w", cfg.Host, err)), nil
+	return nil, r.retryAccess(hc, fmt.Errorf("API server %s: %w", cfg.Host, err))
 }
 
-// retryAccess records a transient failure and requeues after a delay that
+// retryAccess records a transient failure and retries after a delay that
 // grows with the time spent failing, until the window is over.
-func (r *Reconciler) retryAccess(hc *v1.HostCluster, err error) ctrl.Result {
-	hc.Status.Phase = v1.PhaseValidatingAccess
-	setCondition(hc, v1.ConditionAccessValidated, metav1.ConditionFalse, v1.ReasonUnreachable, err.Error())
+func (r *Reconciler) retryAccess(hc *v1.HostCluster, err error) error {
+	hc.SetCondition(v1.ConditionAccessValidated, metav1.ConditionFalse, v1.ReasonUnreachable, err.Error())
 	since := meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionAccessValidated).LastTransitionTime.Time
 	elapsed := time.Since(since)
 	if elapsed >= r.AccessRetryWindow {
-		fail(hc, v1.ConditionAccessValidated, v1.ReasonUnreachable,
-			fmt.Sprintf("gave up after %s: %v", r.AccessRetryWindow.Round(time.Second), err))
-		return ctrl.Result{}
+		return stall(hc, v1.ConditionAccessValidated, v1.ReasonUnreachable,
+			fmt.Sprintf("gave up after %s: %v; check that the cluster is up and reachable from KubeOpera, then change the HostCluster to try again",
+				r.AccessRetryWindow.Round(time.Second), err))
 	}
-	hc.Status.Message = fmt.Sprintf("retrying for up to %s: %v", (r.AccessRetryWindow - elapsed).Round(time.Second), err)
 	delay := min(max(elapsed, 500*time.Millisecond), 30*time.Second, r.AccessRetryWindow-elapsed+10*time.Millisecond)
-	return ctrl.Result{RequeueAfter: delay}
+	return step.Retry(delay, "%v; retried for up to %s more", err, (r.AccessRetryWindow - elapsed).Round(time.Second))
 }
 
 func restConfig(kubeconfig []byte) (*rest.Config, error) {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // FluxNamespace is where the pipeline creates the Flux objects of a cluster,
@@ -93,22 +94,24 @@ func (r *Reconciler) deleting(ctx context.Context, hc *v1.HostCluster, left []st
 		return true, ctrl.Result{}, nil
 	}
 	before := hc.DeepCopy()
-	hc.Status.Phase = v1.PhaseDeleting
+	var progress error
 	switch {
 	case err != nil:
-		hc.Status.Message = fmt.Sprintf("disconnecting: cannot reach the target to remove KubeOpera's Flux objects, retrying for up to %s: %v",
-			remaining.Round(time.Second), err)
+		progress = step.Retry(min(time.Second, remaining), "disconnecting: cannot reach the target to remove KubeOpera's Flux objects "+
+			"(given up in %s): %v", remaining.Round(time.Second), err)
 	default:
-		hc.Status.Message = fmt.Sprintf("disconnecting: waiting for Flux to release %s (what they applied keeps running); giving up in %s",
-			strings.Join(left, ", "), remaining.Round(time.Second))
+		progress = step.Wait(min(time.Second, remaining), "disconnecting: waiting for Flux to release %s (what they applied keeps running); "+
+			"given up in %s", strings.Join(left, ", "), remaining.Round(time.Second))
 	}
+	after := step.Report(hc, progress, time.Second, time.Now())
+	hc.Status.Phase = v1.DerivePhase(hc) // Deleting
 	if before.Status.Phase != hc.Status.Phase {
 		r.Recorder.Eventf(hc, "Normal", string(v1.PhaseDeleting), "%s", hc.Status.Message)
 	}
 	if perr := r.Status().Patch(ctx, hc, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
 		return false, ctrl.Result{}, perr
 	}
-	return false, ctrl.Result{RequeueAfter: min(time.Second, remaining)}, nil
+	return false, ctrl.Result{RequeueAfter: after}, nil
 }
 
 // cleanupOutcome says, for the event of a finished disconnect, what was

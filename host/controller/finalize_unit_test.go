@@ -11,6 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 )
 
 func kustomization(name, policy string) *unstructured.Unstructured {
@@ -78,3 +83,45 @@ func TestCleanupOutcome(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// While a disconnect waits for the target, the message says for what, and
+// when it is tried again and given up.
+func TestDeletingSaysWhatItWaitsForAndWhen(t *testing.T) {
+	cases := []struct {
+		name string
+		left []string
+		err  error
+		says []string
+	}{
+		{name: "Flux still releasing", left: []string{"Kustomization flux-system/kubeopera-c1-apps"},
+			says: []string{"waiting for Flux to release Kustomization flux-system/kubeopera-c1-apps", "given up in ", "checked again at"}},
+		{name: "target unreachable", err: errString("connection refused"),
+			says: []string{"cannot reach the target", "connection refused", "retrying at"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			hc, _ := reachable()
+			now := metav1.Now()
+			hc.DeletionTimestamp = &now
+			cl := fake.NewClientBuilder().WithScheme(scheme).WithObjects(hc).WithStatusSubresource(hc).Build()
+			r := &Reconciler{Client: cl, Recorder: record.NewFakeRecorder(10), CleanupTimeout: 30 * time.Second}
+			done, res, err := r.deleting(ctx, hc, c.left, c.err)
+			if done || err != nil || res.RequeueAfter != time.Second {
+				t.Errorf("done %v, requeue %s, err %v; want not done, again in 1s", done, res.RequeueAfter, err)
+			}
+			stored := &v1.HostCluster{}
+			if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), stored); err != nil {
+				t.Fatal(err)
+			}
+			if stored.Status.Phase != v1.PhaseDeleting {
+				t.Errorf("phase %s, want Deleting", stored.Status.Phase)
+			}
+			for _, s := range c.says {
+				if !strings.Contains(stored.Status.Message, s) {
+					t.Errorf("message %q, want it to say %q", stored.Status.Message, s)
+				}
+			}
+		})
+	}
+}

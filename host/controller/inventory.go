@@ -24,11 +24,12 @@ const defaultInventoryInterval = 3 * time.Minute
 // cannot be read keeps its last inventory: the steps report reachability.
 func (r *Reconciler) inventory(ctx context.Context, hc *v1.HostCluster, from v1.Phase, kubeconfig []byte) ctrl.Result {
 	var res ctrl.Result
-	if hc.Status.Phase == v1.PhaseReady {
+	phase := v1.DerivePhase(hc)
+	if phase == v1.PhaseReady {
 		res.RequeueAfter = r.InventoryInterval
 	}
 	last := hc.Status.InventoryTime
-	if hc.Status.Phase == from && last != nil && time.Since(last.Time) < r.InventoryInterval {
+	if phase == from && last != nil && time.Since(last.Time) < r.InventoryInterval {
 		if res.RequeueAfter > 0 {
 			res.RequeueAfter = r.InventoryInterval - time.Since(last.Time)
 		}

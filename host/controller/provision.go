@@ -14,12 +14,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
 // provision starts the provider's operation once (its ID kept in an
 // annotation), polls it on every reconcile, and on success stores the
-// kubeconfig exactly as a connect kubeconfig is stored.
+// kubeconfig exactly as a connect kubeconfig is stored. Until then it
+// returns the step error that says what it waits for or what to fix.
 func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
 	secret := v1.KubeconfigSecretName(hc.Name)
 	if meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionProvisioned) {
@@ -28,8 +30,7 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	p := hc.Spec.Provisioning
 	prov, err := r.Providers.Provider(p.Plugin)
 	if err != nil {
-		fail(hc, v1.ConditionProvisioned, v1.ReasonNoSuchProvider, err.Error())
-		return nil, ctrl.Result{}, nil
+		return nil, ctrl.Result{}, stall(hc, v1.ConditionProvisioned, v1.ReasonNoSuchProvider, err.Error()+"; install that plugin or pick another")
 	}
 	var creds sdk.Credentials
 	if p.CredentialRef != "" { // a provider that needs no cloud account (local) gets none
@@ -37,23 +38,23 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	}
 	switch {
 	case errors.Is(err, sdk.ErrNotFound):
-		fail(hc, v1.ConditionProvisioned, v1.ReasonCredentialMissing, fmt.Sprintf("cloud credential %s: %v", p.CredentialRef, err))
-		return nil, ctrl.Result{}, nil
+		return nil, ctrl.Result{}, stall(hc, v1.ConditionProvisioned, v1.ReasonCredentialMissing,
+			fmt.Sprintf("cloud credential %s: %v; add it again or pick another", p.CredentialRef, err))
 	case err != nil: // the database or key may be back on the next try
-		hc.Status.Message = fmt.Sprintf("cloud credential %s cannot be read yet, retrying: %v", p.CredentialRef, err)
-		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		return nil, ctrl.Result{}, step.Retry(r.PollInterval, "cloud credential %s cannot be read yet: %v", p.CredentialRef, err)
 	}
-	hc.Status.Phase = v1.PhaseProvisioning
+	if meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionProvisioned) == nil {
+		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, p.Plugin+": starting")
+	}
 	op := hc.Annotations[OperationAnnotation]
 	if op == "" {
 		inputs, err := r.callInputs(ctx, hc)
 		if err != nil {
-			hc.Status.Message = err.Error() + "; retrying"
-			return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+			return nil, ctrl.Result{}, step.Retry(r.PollInterval, "%v", err)
 		}
 		started, err := prov.Provision(ctx, sdk.ProvisionRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds})
 		if err != nil {
-			return nil, r.pluginError(hc, p.Plugin, "Provision", err), nil
+			return nil, ctrl.Result{}, r.pluginError(hc, p.Plugin, "Provision", err)
 		}
 		if err := r.rememberOperation(ctx, hc, started.ID); err != nil {
 			return nil, ctrl.Result{}, err
@@ -62,28 +63,28 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	}
 	st, err := prov.Status(ctx, sdk.StatusRequest{OperationID: op, Credentials: creds})
 	if err != nil {
-		return nil, r.pluginError(hc, p.Plugin, "Status", err), nil
+		return nil, ctrl.Result{}, r.pluginError(hc, p.Plugin, "Status", err)
 	}
 	switch st.State {
 	case sdk.Failed:
-		fail(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed, fmt.Sprintf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
-		return nil, ctrl.Result{}, nil
+		return nil, ctrl.Result{}, stall(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed,
+			fmt.Sprintf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
 	case sdk.Succeeded:
 	default:
-		hc.Status.Message = fmt.Sprintf("%s: %s (%d%%)", p.Plugin, st.Message, st.Progress)
-		setCondition(hc, v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, hc.Status.Message)
-		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		msg := fmt.Sprintf("%s: %s (%d%%)", p.Plugin, st.Message, st.Progress)
+		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, msg)
+		return nil, ctrl.Result{}, step.Wait(r.PollInterval, "%s", msg)
 	}
 	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: op, Credentials: creds})
 	if err != nil {
-		return nil, r.pluginError(hc, p.Plugin, "Kubeconfig", err), nil
+		return nil, ctrl.Result{}, r.pluginError(hc, p.Plugin, "Kubeconfig", err)
 	}
 	if err := r.storeKubeconfig(ctx, hc, secret, &kc); err != nil {
 		return nil, ctrl.Result{}, err
 	}
 	hc.Status.KubeconfigSecret = secret
 	hc.Status.Message = p.Plugin + ": cluster created; kubeconfig stored in " + secret
-	setCondition(hc, v1.ConditionProvisioned, metav1.ConditionTrue, v1.ReasonProvisioned, hc.Status.Message)
+	hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionTrue, v1.ReasonProvisioned, hc.Status.Message)
 	var res ctrl.Result
 	if !kc.ExpiresAt.IsZero() {
 		res.RequeueAfter = r.refreshIn(kc.ExpiresAt)
@@ -107,18 +108,16 @@ func (r *Reconciler) rememberOperation(ctx context.Context, hc *v1.HostCluster, 
 	return nil
 }
 
-// pluginError: a crashed or unavailable plugin is retried, bad input fails.
-func (r *Reconciler) pluginError(hc *v1.HostCluster, plugin, call string, err error) ctrl.Result {
+// pluginError: a crashed or unavailable plugin is retried, bad input
+// stalls.
+func (r *Reconciler) pluginError(hc *v1.HostCluster, plugin, call string, err error) error {
 	switch {
 	case sdk.IsRetryable(err):
-		hc.Status.Message = fmt.Sprintf("%s: %s failed, retrying: %v", plugin, call, err)
-		return ctrl.Result{RequeueAfter: r.PollInterval}
+		return step.Retry(r.PollInterval, "%s: %s failed: %v", plugin, call, err)
 	case errors.Is(err, sdk.ErrNotFound):
-		fail(hc, v1.ConditionProvisioned, v1.ReasonOperationLost, fmt.Sprintf("%s: %s: %v", plugin, call, err))
-	default:
-		fail(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed, fmt.Sprintf("%s: %s: %v", plugin, call, err))
+		return stall(hc, v1.ConditionProvisioned, v1.ReasonOperationLost, fmt.Sprintf("%s: %s: %v", plugin, call, err))
 	}
-	return ctrl.Result{}
+	return stall(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed, fmt.Sprintf("%s: %s: %v", plugin, call, err))
 }
 
 func errorClass(c sdk.ErrorClass) string {

@@ -5,9 +5,10 @@ package controller
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -39,9 +41,11 @@ type Credentials interface {
 }
 
 // Pipeline runs the shared steps every onboarded cluster converges on. It
-// returns the phase reached and a message; Ready when all is done.
+// returns the message of a Ready cluster, or the first unfinished step's
+// error in the step package's vocabulary; each step records its condition,
+// from which the phase is derived.
 type Pipeline interface {
-	Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (v1.Phase, string, error)
+	Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (string, error)
 }
 
 // Reconciler reconciles HostClusters.
@@ -82,10 +86,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile fetches the HostCluster, defers one status patch, handles
-// deletion, then runs the steps of its mode. The phase comes from what the
-// steps observed.
+// deletion, then runs the steps of its mode. The phase is derived from the
+// conditions the steps recorded, in the deferred block only.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
-	log := ctrl.LoggerFrom(ctx)
 	hc := &v1.HostCluster{}
 	if err := r.Get(ctx, req.NamespacedName, hc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -101,92 +104,109 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	}
 	before := hc.DeepCopy()
 	defer func() {
-		if hc.Status.Phase != before.Status.Phase {
-			kind := "Normal"
-			if hc.Status.Phase == v1.PhaseFailed {
-				kind = "Warning"
-			}
-			r.Recorder.Eventf(hc, kind, string(hc.Status.Phase), "%s", hc.Status.Message)
-			log.Info("phase changed", "from", before.Status.Phase, "to", hc.Status.Phase)
-		}
+		r.observe(ctx, hc, before.Status.Phase)
 		hc.Status.ObservedGeneration = hc.Generation
-		if perr := r.Status().Patch(ctx, hc, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
-			err = perr
-		}
+		res, err = r.patchStatus(ctx, before, hc, res, err)
 	}()
 	if req := hc.Annotations[v1.TeardownAnnotation]; req != "" {
-		return r.teardown(ctx, hc, req)
+		return r.report(ctx, hc, r.teardown(ctx, hc, req))
 	}
-	if hc.Status.Phase == v1.PhaseFailed {
+	if v1.DerivePhase(hc) == v1.PhaseFailed {
 		if hc.Status.ObservedGeneration == hc.Generation {
 			return ctrl.Result{}, nil // terminal until the spec changes
 		}
-		hc.Status.Phase, hc.Status.Conditions = v1.PhasePending, nil // a new spec starts over
-	}
-	if hc.Status.Phase == "" {
-		hc.Status.Phase = v1.PhasePending
+		hc.Status.Conditions = nil // a new spec starts over
 	}
 	kubeconfig, res, err := r.reachCluster(ctx, hc)
-	if kubeconfig == nil || err != nil {
-		return res, err
+	if err != nil || kubeconfig == nil {
+		rep, _ := r.report(ctx, hc, err)
+		return earliest(res, rep), nil
 	}
-	pres, err := r.runPipeline(ctx, hc, kubeconfig)
-	if err != nil {
-		return earliest(res, pres), err
-	}
+	pres, _ := r.report(ctx, hc, r.runPipeline(ctx, hc, kubeconfig))
 	return earliest(earliest(res, pres), r.inventory(ctx, hc, before.Status.Phase, kubeconfig)), nil
+}
+
+// patchStatus writes hc's status as a patch from before, only onto the
+// version this reconcile read (or wrote itself since, e.g. an annotation):
+// the phase is derived from the conditions it read, and a reconcile that
+// read a stale copy from the cache (say, the annotation of a failed
+// teardown without the Stalled condition written next) would otherwise put
+// a phase over newer conditions that contradict it. On a conflict the
+// newer version is reconciled instead.
+func (r *Reconciler) patchStatus(ctx context.Context, before, hc *v1.HostCluster, res ctrl.Result, err error) (ctrl.Result, error) {
+	base := before.DeepCopy()
+	base.ResourceVersion = hc.ResourceVersion
+	perr := r.Status().Patch(ctx, hc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	switch {
+	case perr == nil, apierrors.IsNotFound(perr):
+		return res, err
+	case apierrors.IsConflict(perr):
+		ctrl.LoggerFrom(ctx).V(1).Info("status not written: the HostCluster changed since it was read; reconciling the newer version")
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, err
+	}
+	return res, perr
+}
+
+// observe sets the phase from the conditions, the one place it is set
+// for a reconcile, and announces a change: a Warning event when the
+// cluster is Failed, so a stalled cluster shows in kubectl get events.
+func (r *Reconciler) observe(ctx context.Context, hc *v1.HostCluster, from v1.Phase) {
+	hc.Status.Phase = v1.DerivePhase(hc)
+	if hc.Status.Phase == from {
+		return
+	}
+	kind := corev1.EventTypeNormal
+	if hc.Status.Phase == v1.PhaseFailed {
+		kind = corev1.EventTypeWarning
+	}
+	r.Recorder.Eventf(hc, kind, string(hc.Status.Phase), "%s", hc.Status.Message)
+	ctrl.LoggerFrom(ctx).Info("phase changed", "from", from, "to", hc.Status.Phase)
+}
+
+// report records a step's error (step.Report) and turns its retry into a
+// requeue; a transient error is logged here, not returned, since its retry
+// is in the status.
+func (r *Reconciler) report(ctx context.Context, hc *v1.HostCluster, err error) (ctrl.Result, error) {
+	after := step.Report(hc, err, max(r.PollInterval, 100*time.Millisecond), time.Now())
+	var stalled *step.Stalled
+	var waiting *step.Waiting
+	if err != nil && !errors.As(err, &stalled) && !errors.As(err, &waiting) {
+		ctrl.LoggerFrom(ctx).Info("step error; retrying", "error", err.Error(), "after", after)
+	}
+	return ctrl.Result{RequeueAfter: after}, nil
 }
 
 // reachCluster validates access (connect) or provisions (provision_*) and
 // returns the cluster's kubeconfig once it has one.
 func (r *Reconciler) reachCluster(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
 	if hc.Spec.Mode == v1.ModeConnectExisting {
-		return r.validateAccess(ctx, hc)
+		kubeconfig, err := r.validateAccess(ctx, hc)
+		return kubeconfig, ctrl.Result{}, err
 	}
 	return r.provision(ctx, hc)
 }
 
-func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (ctrl.Result, error) {
-	if r.Pipeline == nil {
-		hc.Status.Phase = v1.PhaseBootstrappingFlux
+// runPipeline runs the shared steps; Ready is recorded here, every other
+// outcome by report.
+func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) error {
+	if r.Pipeline == nil { // nothing to retry: the message stays the same, so a resync writes nothing
 		hc.Status.Message = "waiting: the shared pipeline (Flux bootstrap, GitOps tree, KubeOpera install) is not available in this build"
-		setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, v1.ReasonPipelineUnavailable, hc.Status.Message)
-		return ctrl.Result{}, nil
+		hc.SetCondition(v1.ConditionReady, metav1.ConditionFalse, v1.ReasonPipelineUnavailable, hc.Status.Message)
+		return nil
 	}
-	phase, msg, err := r.Pipeline.Run(ctx, hc, kubeconfig)
+	msg, err := r.Pipeline.Run(ctx, hc, kubeconfig)
 	if err != nil {
-		// A transient error: say so in the status (the old message would
-		// claim progress that is not happening) and retry.
-		if phase != "" && phase != v1.PhaseFailed {
-			hc.Status.Phase = phase
-		}
-		retry := max(r.PollInterval, time.Second)
-		hc.Status.Message = fmt.Sprintf("%s hit an error, retrying at %s: %v", hc.Status.Phase,
-			time.Now().Add(retry).UTC().Format(time.TimeOnly), err)
-		setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, v1.ReasonRetrying, hc.Status.Message)
-		ctrl.LoggerFrom(ctx).Info("pipeline error; retrying", "error", err.Error(), "after", retry)
-		return ctrl.Result{RequeueAfter: retry}, nil
+		return err
 	}
-	hc.Status.Phase, hc.Status.Message = phase, msg
-	switch phase {
-	case v1.PhaseFailed: // terminal until the spec changes; the pipeline set its conditions
-		return ctrl.Result{}, nil
-	case v1.PhaseReady:
-	default:
-		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
-	}
-	setCondition(hc, v1.ConditionReady, metav1.ConditionTrue, v1.ReasonPipelineDone, msg)
-	return ctrl.Result{}, nil
-}
-
-func setCondition(hc *v1.HostCluster, typ string, status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
-		Message: msg, ObservedGeneration: hc.Generation})
-}
-
-func fail(hc *v1.HostCluster, condition, reason, msg string) {
-	hc.Status.Phase = v1.PhaseFailed
 	hc.Status.Message = msg
-	setCondition(hc, condition, metav1.ConditionFalse, reason, msg)
-	setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, reason, msg)
+	meta.RemoveStatusCondition(&hc.Status.Conditions, v1.ConditionStalled)
+	hc.SetCondition(v1.ConditionReady, metav1.ConditionTrue, v1.ReasonPipelineDone, msg)
+	return nil
+}
+
+// stall records that step condition cond cannot go on until the user acts
+// and returns the step.Stalled error that says so.
+func stall(hc *v1.HostCluster, cond, reason, msg string) error {
+	hc.SetCondition(cond, metav1.ConditionFalse, reason, msg)
+	return step.Stall(reason, "%s", msg)
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -36,12 +37,13 @@ func (r *Reconciler) storedKubeconfig(ctx context.Context, hc *v1.HostCluster, n
 	if err == nil && time.Until(expires) > r.RefreshBefore {
 		return data, ctrl.Result{RequeueAfter: r.refreshIn(expires)}, nil
 	}
-	kc, res, err := r.refreshKubeconfig(ctx, hc)
-	if kc == nil || err != nil {
-		if err == nil && time.Now().Before(expires) {
-			return data, res, nil // the old credential still works; retried on res
+	kc, err := r.refreshKubeconfig(ctx, hc)
+	if err != nil {
+		if time.Now().Before(expires) { // the old credential still works; the refresh is retried
+			ctrl.LoggerFrom(ctx).Info("kubeconfig refresh failed; the current one still works", "error", err.Error(), "expiresAt", expires)
+			return data, ctrl.Result{RequeueAfter: r.PollInterval}, nil
 		}
-		return nil, res, err
+		return nil, ctrl.Result{}, err
 	}
 	if err := r.storeKubeconfig(ctx, hc, name, kc); err != nil {
 		return nil, ctrl.Result{}, err
@@ -59,27 +61,26 @@ func (r *Reconciler) refreshIn(t time.Time) time.Duration {
 }
 
 // refreshKubeconfig calls the provider's Kubeconfig for the cluster's
-// operation. A provider that cannot answer now is retried on PollInterval;
-// the message says so, and the phase is left alone.
-func (r *Reconciler) refreshKubeconfig(ctx context.Context, hc *v1.HostCluster) (*sdk.Kubeconfig, ctrl.Result, error) {
+// operation. A provider that cannot answer now is a step.Retry on
+// PollInterval; the phase is left alone.
+func (r *Reconciler) refreshKubeconfig(ctx context.Context, hc *v1.HostCluster) (*sdk.Kubeconfig, error) {
 	p := hc.Spec.Provisioning
-	retry := func(err error) (*sdk.Kubeconfig, ctrl.Result, error) {
-		hc.Status.Message = fmt.Sprintf("%s: refreshing the kubeconfig failed, retrying: %v", p.Plugin, err)
-		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	retry := func(err error) error {
+		return step.Retry(r.PollInterval, "%s: refreshing the expired kubeconfig failed: %v", p.Plugin, err)
 	}
 	prov, err := r.Providers.Provider(p.Plugin)
 	if err != nil {
-		return retry(err)
+		return nil, retry(err)
 	}
 	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
 	if err != nil {
-		return retry(fmt.Errorf("cloud credential %s: %w", p.CredentialRef, err))
+		return nil, retry(fmt.Errorf("cloud credential %s: %w", p.CredentialRef, err))
 	}
 	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: hc.Annotations[OperationAnnotation], Credentials: creds})
 	if err != nil {
-		return retry(err)
+		return nil, retry(err)
 	}
-	return &kc, ctrl.Result{}, nil
+	return &kc, nil
 }
 
 // earliest merges two results: the sooner requeue wins.

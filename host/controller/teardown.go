@@ -5,42 +5,45 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
 // teardown runs the provider plugin's Destroy for a cluster whose
 // TeardownAnnotation holds request req: once per request (the operation ID
-// kept in DestroyOperationAnnotation), polled in phase TearingDown. Once the
-// cloud side is gone it records TornDown and deletes the HostCluster (the
-// finalizer then cleans the host side only). A failed Destroy leaves the
-// cluster Failed with the plugin's message until a new request.
-func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req string) (ctrl.Result, error) {
+// kept in DestroyOperationAnnotation), polled while the phase is
+// TearingDown. Once the cloud side is gone it records TornDown and deletes
+// the HostCluster (the finalizer then cleans the host side only). A failed
+// Destroy stalls the cluster (Failed) with the plugin's message until a
+// new request. It returns what step.Report records.
+func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req string) error {
 	if hc.Annotations[v1.TeardownFailedAnnotation] == req {
-		return ctrl.Result{}, nil // Failed until the teardown is requested again
+		return nil // Failed until the teardown is requested again
 	}
+	// A new request starts over, whatever stalled the cluster before.
+	meta.RemoveStatusCondition(&hc.Status.Conditions, v1.ConditionStalled)
 	p := hc.Spec.Provisioning
 	if p == nil {
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNotProvisioned,
+		return r.teardownFailed(ctx, hc, req, v1.ReasonNotProvisioned,
 			"teardown: KubeOpera did not provision this cluster, so it cannot destroy it; disconnect it instead")
 	}
 	prov, err := r.Providers.Provider(p.Plugin)
 	if err != nil {
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonNoSuchProvider,
+		return r.teardownFailed(ctx, hc, req, v1.ReasonNoSuchProvider,
 			"teardown: "+err.Error()+"; install that plugin, then request the teardown again")
 	}
 	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
 	switch {
 	case errors.Is(err, sdk.ErrNotFound):
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonCredentialMissing,
+		return r.teardownFailed(ctx, hc, req, v1.ReasonCredentialMissing,
 			fmt.Sprintf("teardown: cloud credential %s: %v; restore it, then request the teardown again", p.CredentialRef, err))
 	case err != nil:
-		r.tearingDown(hc, "tearing down: cloud credential %s cannot be read yet, retrying in %s: %v", p.CredentialRef, r.PollInterval, err)
-		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		return tearingDown(hc, step.Retry(r.PollInterval, "tearing down: cloud credential %s cannot be read yet: %v", p.CredentialRef, err))
 	}
 	op := hc.Annotations[v1.DestroyOperationAnnotation]
 	if op == "" {
@@ -52,7 +55,7 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 			return r.destroyError(ctx, hc, req, "Destroy", err)
 		}
 		if err := r.annotate(ctx, hc, map[string]*string{v1.DestroyOperationAnnotation: &started.ID}); err != nil {
-			return ctrl.Result{}, err
+			return err
 		}
 		op = started.ID
 	}
@@ -62,34 +65,34 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	switch st.State {
 	case sdk.Failed:
-		return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s (%s): %s",
+		return r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s (%s): %s",
 			p.Plugin, errorClass(st.ErrorClass), st.Message))
 	case sdk.Succeeded:
-		return ctrl.Result{}, r.tornDown(ctx, hc, p.Plugin)
+		return r.tornDown(ctx, hc, p.Plugin)
 	}
-	r.tearingDown(hc, "tearing down: %s: %s (%d%%); the cluster stays listed until its cloud resources are gone", p.Plugin, st.Message, st.Progress)
-	return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	return tearingDown(hc, step.Wait(r.PollInterval, "tearing down: %s: %s (%d%%); the cluster stays listed until its cloud resources are gone",
+		p.Plugin, st.Message, st.Progress))
 }
 
-func (r *Reconciler) tearingDown(hc *v1.HostCluster, format string, args ...any) {
-	hc.Status.Phase = v1.PhaseTearingDown
-	hc.Status.Message = fmt.Sprintf(format, args...)
-	setCondition(hc, v1.ConditionTornDown, metav1.ConditionFalse, v1.ReasonInProgress, hc.Status.Message)
+// tearingDown records on the TornDown condition what the teardown waits
+// for, and returns it.
+func tearingDown(hc *v1.HostCluster, err error) error {
+	hc.SetCondition(v1.ConditionTornDown, metav1.ConditionFalse, v1.ReasonInProgress, err.Error())
+	return err
 }
 
 // destroyError: a crashed or unavailable plugin is retried, the rest fails.
-func (r *Reconciler) destroyError(ctx context.Context, hc *v1.HostCluster, req, call string, err error) (ctrl.Result, error) {
+func (r *Reconciler) destroyError(ctx context.Context, hc *v1.HostCluster, req, call string, err error) error {
 	plugin := hc.Spec.Provisioning.Plugin
 	if sdk.IsRetryable(err) {
-		r.tearingDown(hc, "tearing down: %s: %s failed, retrying in %s: %v", plugin, call, r.PollInterval, err)
-		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		return tearingDown(hc, step.Retry(r.PollInterval, "tearing down: %s: %s failed: %v", plugin, call, err))
 	}
-	return ctrl.Result{}, r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s: %s: %v", plugin, call, err))
+	return r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s: %s: %v", plugin, call, err))
 }
 
-// teardownFailed marks request req failed: phase Failed with msg, a
-// Warning event, and the operation forgotten so the next request starts a
-// new Destroy.
+// teardownFailed marks request req failed: the cluster stalls (Failed,
+// with a Warning event) with msg, and the operation is forgotten so the
+// next request starts a new Destroy.
 func (r *Reconciler) teardownFailed(ctx context.Context, hc *v1.HostCluster, req, reason, msg string) error {
 	if err := r.annotate(ctx, hc, map[string]*string{v1.TeardownFailedAnnotation: &req, v1.DestroyOperationAnnotation: nil}); err != nil {
 		return err
@@ -97,17 +100,16 @@ func (r *Reconciler) teardownFailed(ctx context.Context, hc *v1.HostCluster, req
 	if reason == v1.ReasonDestroyFailed {
 		msg += "; fix the cause, then request the teardown again"
 	}
-	fail(hc, v1.ConditionTornDown, reason, msg)
-	return nil
+	return stall(hc, v1.ConditionTornDown, reason, msg)
 }
 
 // tornDown records that the cloud side is gone, then deletes the
 // HostCluster; the status is written first so the finalizer sees it.
 func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin string) error {
 	before := hc.DeepCopy()
-	hc.Status.Phase = v1.PhaseTearingDown
 	hc.Status.Message = plugin + ": cloud resources deleted; removing the cluster from KubeOpera"
-	setCondition(hc, v1.ConditionTornDown, metav1.ConditionTrue, v1.ReasonDestroyed, hc.Status.Message)
+	hc.SetCondition(v1.ConditionTornDown, metav1.ConditionTrue, v1.ReasonDestroyed, hc.Status.Message)
+	hc.Status.Phase = v1.DerivePhase(hc) // TearingDown
 	if err := r.Status().Patch(ctx, hc, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("record the teardown: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,9 @@ import (
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 )
+
+// retryTime is the retry time in a message, which changes on every poll.
+var retryTime = regexp.MustCompile(`\d\d:\d\d:\d\d UTC \(in [^)]*\)`)
 
 // trace polls HostCluster id, logging every new phase and message, until
 // done holds (or fails the test after within); done and the result get
@@ -28,8 +32,8 @@ func (e *env) trace(id string, within time.Duration, done func(hc *v1.HostCluste
 		err := e.c.Get(context.Background(), client.ObjectKey{Namespace: v1.Namespace, Name: id}, hc)
 		if apierrors.IsNotFound(err) {
 			hc = nil
-		} else if seen := string(hc.Status.Phase) + ": " + hc.Status.Message; err == nil && seen != last {
-			e.t.Logf("%s %s", id, seen)
+		} else if seen := string(hc.Status.Phase) + ": " + retryTime.ReplaceAllString(hc.Status.Message, "T"); err == nil && seen != last && hc.Status.Phase != "" {
+			e.t.Logf("STATUS %s %s: %s", id, hc.Status.Phase, hc.Status.Message)
 			last = seen
 		}
 		if err == nil || hc == nil {

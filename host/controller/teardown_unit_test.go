@@ -69,7 +69,7 @@ func TestTeardownStep(t *testing.T) {
 		{name: "failed", provider: stubProvider{status: sdk.OperationStatus{State: sdk.Failed, Message: "VPC in use", ErrorClass: sdk.UserFixable}},
 			phase: v1.PhaseFailed, says: "teardown failed: testcloud (USER_FIXABLE): VPC in use; fix the cause, then request the teardown again", failedMark: true},
 		{name: "plugin down is retried", provider: stubProvider{destroyErr: sdk.Unavailable("plugin restarting")},
-			phase: v1.PhaseTearingDown, says: "Destroy failed, retrying in 10s", requeue: true},
+			phase: v1.PhaseTearingDown, says: "tearing down: testcloud: Destroy failed: plugin restarting; retrying at", requeue: true},
 		{name: "credential gone", provider: stubProvider{}, creds: sdk.NotFound("no credential"),
 			phase: v1.PhaseFailed, says: "cloud credential cred-1", failedMark: true},
 		{name: "connected cluster", provider: stubProvider{}, connected: true,
@@ -92,10 +92,8 @@ func TestTeardownStep(t *testing.T) {
 			if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
 				t.Fatal(err)
 			}
-			res, err := r.teardown(ctx, hc, "req-1")
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, _ := r.report(ctx, hc, r.teardown(ctx, hc, "req-1"))
+			r.observe(ctx, hc, "")
 			t.Logf("%s: %s", hc.Status.Phase, hc.Status.Message)
 			if hc.Status.Phase != c.phase || !strings.Contains(hc.Status.Message, c.says) || (res.RequeueAfter > 0) != c.requeue {
 				t.Errorf("phase %s, message %q, requeue %v; want %s, %q, requeue %v", hc.Status.Phase, hc.Status.Message, res.RequeueAfter, c.phase, c.says, c.requeue)
@@ -117,7 +115,7 @@ func TestTeardownStep(t *testing.T) {
 				t.Errorf("deleted without TornDown recorded first: %+v", stored.Status.Conditions)
 			}
 			if c.failedMark {
-				again, _ := r.teardown(ctx, stored, "req-1")
+				again, _ := r.report(ctx, stored, r.teardown(ctx, stored, "req-1"))
 				if again.RequeueAfter != 0 || p.destroys > 1 {
 					t.Errorf("a failed request ran again: requeue %v, %d Destroy calls", again.RequeueAfter, p.destroys)
 				}

@@ -19,6 +19,7 @@ import (
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // adminStateAnnotation records on the password Secret whether the admin
@@ -38,55 +39,56 @@ const setupPath = "/api/v1/setup/admin"
 // createAdmin creates the first super-admin on the newly installed
 // KubeOpera, once: the generated password is stored on the host before the
 // call and the outcome recorded on that Secret afterwards.
-func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+func (p *Pipeline) createAdmin(ctx context.Context, hc *v1.HostCluster, t *target) error {
 	if hc.Spec.AdminEmail == "" || hc.Spec.AdminUsername == "" {
-		setCondition(hc, v1.ConditionAdminCreated, metav1.ConditionFalse, v1.ReasonSkipped,
+		hc.SetCondition(v1.ConditionAdminCreated, metav1.ConditionFalse, v1.ReasonSkipped,
 			"first admin not created: set adminEmail and adminUsername to have one created")
-		return outcome{done: true}, nil
+		return nil
 	}
 	name := v1.AdminPasswordSecretName(hc.Name)
 	where := hc.Namespace + "/" + name
 	s, err := p.adminSecret(ctx, hc, name)
 	if err != nil {
-		return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+		return err
 	}
 	hc.Status.AdminPasswordSecretRef = name
 	switch s.Annotations[adminStateAnnotation] {
 	case adminCreated:
-		return p.adminDone(hc, metav1.ConditionTrue, v1.ReasonCreated, "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
+		return adminDone(hc, metav1.ConditionTrue, v1.ReasonCreated, "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
 	case adminExisted:
-		return p.adminDone(hc, metav1.ConditionFalse, v1.ReasonAlreadyExists, "first admin not created: the installed KubeOpera already had an administrator")
+		return adminDone(hc, metav1.ConditionFalse, v1.ReasonAlreadyExists, "first admin not created: the installed KubeOpera already had an administrator")
 	}
 	setup, err := p.setupSecret(ctx, hc)
 	if err != nil {
-		return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+		return err
 	}
 	base, httpClient, err := p.adminEndpoint(hc, t)
 	if err != nil {
-		return failed("kubeconfig: cannot reach the installed KubeOpera through the API server: %v", err), nil
+		return step.Stall(v1.ReasonInvalidKubeconfig, "kubeconfig: cannot reach the installed KubeOpera through the API server: %v", err)
 	}
 	url := base + setupPath
 	status, detail, err := p.postAdmin(ctx, httpClient, url, hc, s.Data["password"], setup)
 	switch {
 	case err != nil:
-		return p.adminRetry(hc, "creating the first admin at %s: %v", url, err), nil
+		return p.adminRetry(hc, "creating the first admin at %s: %v", url, err)
 	case status == http.StatusCreated:
 		if err := p.markAdmin(ctx, s, adminCreated); err != nil {
-			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+			return err
 		}
-		return p.adminDone(hc, metav1.ConditionTrue, v1.ReasonCreated, "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
+		return adminDone(hc, metav1.ConditionTrue, v1.ReasonCreated, "super-admin %s created; password in Secret %s", hc.Spec.AdminUsername, where)
 	case status == http.StatusConflict:
 		// An earlier call of ours may have succeeded just before a crash:
 		// the Secret's password is then the admin's; say both.
 		if err := p.markAdmin(ctx, s, adminExisted); err != nil {
-			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+			return err
 		}
-		return p.adminDone(hc, metav1.ConditionFalse, v1.ReasonAlreadyExists,
+		return adminDone(hc, metav1.ConditionFalse, v1.ReasonAlreadyExists,
 			"first admin not created: the installed KubeOpera already has an administrator (if an earlier attempt of this pipeline made it, its password is in Secret %s)", where)
 	case status >= 500 || status == http.StatusNotFound: // not served yet
-		return p.adminRetry(hc, "creating the first admin at %s: HTTP %d %s", url, status, detail), nil
+		return p.adminRetry(hc, "creating the first admin at %s: HTTP %d %s", url, status, detail)
 	}
-	return failed("creating the first admin at %s was refused (HTTP %d): %s", url, status, detail), nil
+	return step.Stall(v1.ReasonAdminRefused, "creating the first admin at %s was refused (HTTP %d): %s; fix the HostCluster's adminEmail "+
+		"and adminUsername, or the installed KubeOpera, then change the spec to try again", url, status, detail)
 }
 
 // adminEndpoint is the base URL of the KubeOpera installed on the cluster
@@ -111,25 +113,31 @@ func (p *Pipeline) adminEndpoint(hc *v1.HostCluster, t *target) (string, *http.C
 const ServerProxyPath = "/api/v1/namespaces/" + gitops.NamespaceSystem + "/services/" + gitops.ServerName + ":http/proxy"
 
 // adminRetry waits for the installed KubeOpera to answer, for AdminTimeout
-// from the first attempt for this spec; then the cluster is Failed with the
-// last answer, since a server that never answers needs a person.
-func (p *Pipeline) adminRetry(hc *v1.HostCluster, format string, args ...any) outcome {
+// from the first attempt for this spec; then the cluster is stalled with
+// the last answer, since a server that never answers needs a person.
+func (p *Pipeline) adminRetry(hc *v1.HostCluster, format string, args ...any) error {
 	last := fmt.Sprintf(format, args...)
 	if c := metaCondition(hc, v1.ConditionAdminCreated); c == nil || c.Reason != v1.ReasonWaiting || c.ObservedGeneration != hc.Generation {
 		meta.RemoveStatusCondition(&hc.Status.Conditions, v1.ConditionAdminCreated)
 	}
-	setCondition(hc, v1.ConditionAdminCreated, metav1.ConditionFalse, v1.ReasonWaiting, last)
-	if waited := since(hc, v1.ConditionAdminCreated); waited > p.o.AdminTimeout {
-		return failed("the installed KubeOpera did not accept the first-admin call for %s; last: %s. Check its server "+
+	hc.SetCondition(v1.ConditionAdminCreated, metav1.ConditionFalse, v1.ReasonWaiting, last)
+	waited := since(hc, v1.ConditionAdminCreated)
+	if waited >= p.o.AdminTimeout {
+		return step.Stall(v1.ReasonAdminUnanswered, "the installed KubeOpera did not accept the first-admin call for %s; last: %s. Check its server "+
 			"Deployment on the cluster, then change the HostCluster's spec (or reconnect) to try again", p.o.AdminTimeout, last)
 	}
-	return waiting(v1.PhaseInstallingKubeOpera, "%s; retrying every few seconds until %s", last,
-		time.Now().Add(p.o.AdminTimeout-since(hc, v1.ConditionAdminCreated)).UTC().Format(time.TimeOnly))
+	return step.Retry(0, "%s; the first-admin call is retried until %s UTC", last,
+		time.Now().Add(p.o.AdminTimeout-waited).UTC().Format(time.TimeOnly))
 }
 
-func (p *Pipeline) adminDone(hc *v1.HostCluster, status metav1.ConditionStatus, reason, format string, args ...any) (outcome, error) {
-	setCondition(hc, v1.ConditionAdminCreated, status, reason, fmt.Sprintf(format, args...))
-	return outcome{done: true}, nil
+// adminCallTimeout bounds one first-admin call, so a server that accepts
+// the connection but never answers cannot hold a reconcile beyond the
+// admin timeout.
+func (p *Pipeline) adminCallTimeout() time.Duration { return min(30*time.Second, p.o.AdminTimeout) }
+
+func adminDone(hc *v1.HostCluster, status metav1.ConditionStatus, reason, format string, args ...any) error {
+	hc.SetCondition(v1.ConditionAdminCreated, status, reason, fmt.Sprintf(format, args...))
+	return nil
 }
 
 // adminSecret returns the admin password Secret on the host, creating it
@@ -170,6 +178,8 @@ func (p *Pipeline) markAdmin(ctx context.Context, s *corev1.Secret, state string
 func (p *Pipeline) postAdmin(ctx context.Context, httpClient *http.Client, url string, hc *v1.HostCluster, password, setup []byte) (int, string, error) {
 	body, _ := json.Marshal(map[string]string{"email": hc.Spec.AdminEmail, "username": hc.Spec.AdminUsername,
 		"password": string(password)})
+	ctx, cancel := context.WithTimeout(ctx, p.adminCallTimeout())
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return 0, "", err

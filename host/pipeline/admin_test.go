@@ -45,8 +45,8 @@ func adminCluster(id string) *v1.HostCluster {
 
 // Without an AdminURL the first-admin call goes through the target's API
 // server, to the installed server's Service, with the cluster's setup
-// secret; a server that keeps answering 503 ends Failed after AdminTimeout.
-func TestFirstAdminGoesThroughTheServiceProxyAndGivesUp(t *testing.T) {
+// secret.
+func TestFirstAdminGoesThroughTheServiceProxy(t *testing.T) {
 	ctx := context.Background()
 	mgmt := fake.NewClientBuilder().WithScheme(mgmtScheme).Build()
 	p := New(Options{Management: mgmt, AdminTimeout: time.Hour})
@@ -56,9 +56,8 @@ func TestFirstAdminGoesThroughTheServiceProxyAndGivesUp(t *testing.T) {
 	tgt := &target{config: &rest.Config{Host: srv.URL}}
 
 	hc := adminCluster("c1")
-	out, err := p.createAdmin(ctx, hc, tgt)
-	if err != nil || !out.done || !meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAdminCreated) {
-		t.Fatalf("createAdmin: %+v, %v; conditions %+v", out, err, hc.Status.Conditions)
+	if err := p.createAdmin(ctx, hc, tgt); err != nil || !meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAdminCreated) {
+		t.Fatalf("createAdmin: %v; conditions %+v", err, hc.Status.Conditions)
 	}
 	var setup corev1.Secret
 	if err := mgmt.Get(ctx, client.ObjectKey{Namespace: v1.Namespace, Name: v1.SetupSecretName("c1")}, &setup); err != nil {
@@ -68,20 +67,123 @@ func TestFirstAdminGoesThroughTheServiceProxyAndGivesUp(t *testing.T) {
 	if len(api.paths) != 1 || api.paths[0] != want || api.setups[0] != string(setup.Data[v1.SetupSecretKey]) || api.setups[0] == "" {
 		t.Errorf("calls %v with setup secret %v; want one to %s with the host's setup secret", api.paths, api.setups, want)
 	}
+}
 
-	api.status = http.StatusServiceUnavailable
-	p = New(Options{Management: mgmt, AdminTimeout: time.Nanosecond})
-	hc = adminCluster("c2")
-	out, err = p.createAdmin(ctx, hc, tgt)
-	if err != nil || out.phase != v1.PhaseFailed || !strings.Contains(out.msg, "did not accept the first-admin call") ||
-		!strings.Contains(out.msg, "HTTP 503") {
-		t.Errorf("a server that never answers: %+v, %v; want Failed with the last answer", out, err)
+// The first-admin step, one call each against a stand-in server: done,
+// waiting (retried, with until when) or stalled (what to fix).
+func TestCreateAdminStep(t *testing.T) {
+	cases := []struct {
+		name    string
+		status  int
+		noAdmin bool
+		state   string        // the password Secret's admin state before the call
+		waited  time.Duration // since the first retry (AdminTimeout is a minute)
+		want    string        // stepKind of the result
+		cond    metav1.ConditionStatus
+		reason  string
+		says    []string
+		calls   int
+	}{
+		{name: "not asked for is skipped without a call", noAdmin: true, want: "done", cond: metav1.ConditionFalse,
+			reason: v1.ReasonSkipped, says: []string{"set adminEmail and adminUsername"}},
+		{name: "created", status: http.StatusCreated, want: "done", cond: metav1.ConditionTrue, reason: v1.ReasonCreated,
+			says: []string{"super-admin opsadmin created"}, calls: 1},
+		{name: "created before is not called again", state: adminCreated, want: "done", cond: metav1.ConditionTrue, reason: v1.ReasonCreated},
+		{name: "someone else's admin", status: http.StatusConflict, want: "done", cond: metav1.ConditionFalse,
+			reason: v1.ReasonAlreadyExists, says: []string{"already has an administrator"}, calls: 1},
+		{name: "not served yet is retried until the timeout", status: http.StatusServiceUnavailable, want: "retrying",
+			cond: metav1.ConditionFalse, reason: v1.ReasonWaiting, says: []string{"HTTP 503", "retried until"}, calls: 1},
+		{name: "not served past the timeout stalls", status: http.StatusServiceUnavailable, waited: time.Hour,
+			want: "stalled:" + v1.ReasonAdminUnanswered, cond: metav1.ConditionFalse, reason: v1.ReasonWaiting,
+			says: []string{"did not accept the first-admin call for 1m0s", "HTTP 503", "Check its server"}, calls: 1},
+		{name: "refused stalls", status: http.StatusBadRequest, want: "stalled:" + v1.ReasonAdminRefused,
+			says: []string{"was refused (HTTP 400)", "starting"}, calls: 1},
 	}
-	p = New(Options{Management: mgmt, AdminTimeout: time.Hour})
-	hc = adminCluster("c3")
-	out, _ = p.createAdmin(ctx, hc, tgt)
-	if out.phase != v1.PhaseInstallingKubeOpera || !strings.Contains(out.msg, "retrying every few seconds until") {
-		t.Errorf("while waiting: %+v", out)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			mgmt := fake.NewClientBuilder().WithScheme(mgmtScheme).Build()
+			api := &apiServer{status: c.status}
+			srv := httptest.NewServer(api)
+			defer srv.Close()
+			p := New(Options{Management: mgmt, AdminTimeout: time.Minute, AdminURL: func(*v1.HostCluster) string { return srv.URL }})
+			hc := adminCluster("c1")
+			if c.waited > 0 {
+				hc.SetCondition(v1.ConditionAdminCreated, metav1.ConditionFalse, v1.ReasonWaiting, "HTTP 503 before")
+				aged(hc, v1.ConditionAdminCreated, c.waited)
+			}
+			if c.noAdmin {
+				hc.Spec.AdminEmail, hc.Spec.AdminUsername = "", ""
+			}
+			if c.state != "" {
+				s, err := p.adminSecret(ctx, hc, v1.AdminPasswordSecretName(hc.Name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.markAdmin(ctx, s, c.state); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := p.createAdmin(ctx, hc, &target{})
+			if got := stepKind(err); got != c.want {
+				t.Errorf("result %s (%v), want %s", got, err, c.want)
+			}
+			if len(api.paths) != c.calls {
+				t.Errorf("%d calls to the server, want %d", len(api.paths), c.calls)
+			}
+			text := hc.Status.Conditions
+			if err != nil {
+				text = append(text, metav1.Condition{Message: err.Error()})
+			}
+			for _, s := range c.says {
+				if !anyMessage(text, s) {
+					t.Errorf("nothing says %q: %v, %+v", s, err, hc.Status.Conditions)
+				}
+			}
+			if cnd := meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionAdminCreated); c.reason != "" &&
+				(cnd == nil || cnd.Status != c.cond || cnd.Reason != c.reason) {
+				t.Errorf("AdminCreated %+v, want %s/%s", cnd, c.cond, c.reason)
+			}
+		})
+	}
+}
+
+// A KubeOpera that accepts the connection but never answers ends the
+// first-admin step stalled with a clear message after the admin timeout,
+// instead of holding the reconcile (and retrying) forever.
+func TestFirstAdminToAServerThatNeverAnswersStallsInBoundedTime(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	mgmt := fake.NewClientBuilder().WithScheme(mgmtScheme).Build()
+	p := New(Options{Management: mgmt, AdminTimeout: 300 * time.Millisecond, AdminURL: func(*v1.HostCluster) string { return srv.URL }})
+	hc := adminCluster("c1")
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		for {
+			err := p.createAdmin(context.Background(), hc, &target{})
+			if stepKind(err) != "retrying" {
+				done <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-done:
+		if stepKind(err) != "stalled:"+v1.ReasonAdminUnanswered || !strings.Contains(err.Error(), "did not accept the first-admin call for 300ms") ||
+			!strings.Contains(err.Error(), "deadline exceeded") {
+			t.Errorf("after %s: %s: %v", time.Since(start), stepKind(err), err)
+		}
+		t.Logf("stalled after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first-admin step still waits on a server that never answers after 20s (admin timeout 300ms)")
 	}
 }
 

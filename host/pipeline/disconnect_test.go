@@ -43,8 +43,13 @@ func disconnectOrphans(t *testing.T, f *fixture, hc *v1.HostCluster) {
 	if err := f.c.Delete(ctx, hc); err != nil {
 		t.Fatal(err)
 	}
+	statuses := statusLog{}
 	waitFor(t, 2*time.Minute, "HostCluster "+hc.Name+" gone", func() bool {
-		err := f.c.Get(ctx, client.ObjectKeyFromObject(hc), &v1.HostCluster{})
+		now := &v1.HostCluster{}
+		err := f.c.Get(ctx, client.ObjectKeyFromObject(hc), now)
+		if err == nil {
+			statuses.show(t, now)
+		}
 		return apierrors.IsNotFound(err)
 	})
 	t.Logf("DISCONNECT TIMING: Ready cluster disconnected (HostCluster gone) in %s", time.Since(start).Round(time.Millisecond))

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -14,26 +15,32 @@ import (
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxsync"
+	"github.com/ochestra-tech/kubeopera/host/step"
 	"github.com/ochestra-tech/kubeopera/internal/gitserver"
 )
 
-// runUntilSettled calls Run as the controller would until the cluster is
+// runUntilSettled calls Run as the controller would, recording its
+// outcome with step.Report and deriving the phase, until the cluster is
 // Ready or Failed.
 func runUntilSettled(t *testing.T, p *Pipeline, hc *v1.HostCluster, kubeconfig []byte, within time.Duration) (v1.Phase, string) {
 	t.Helper()
+	hc.SetCondition(v1.ConditionAccessValidated, metav1.ConditionTrue, v1.ReasonReachable, "test")
 	deadline := time.Now().Add(within)
 	for {
-		phase, msg, err := p.Run(context.Background(), hc, kubeconfig)
-		if err != nil {
-			t.Logf("%s: transient: %v", hc.Name, err)
+		msg, err := p.Run(context.Background(), hc, kubeconfig)
+		if err == nil {
+			hc.Status.Message = msg
+			hc.SetCondition(v1.ConditionReady, metav1.ConditionTrue, v1.ReasonPipelineDone, msg)
 		}
-		hc.Status.Phase, hc.Status.Message = phase, msg
+		step.Report(hc, err, 250*time.Millisecond, time.Now())
+		phase := v1.DerivePhase(hc)
+		hc.Status.Phase = phase
 		if phase == v1.PhaseReady || phase == v1.PhaseFailed {
-			t.Logf("%s: %s: %s", hc.Name, phase, msg)
-			return phase, msg
+			t.Logf("%s: %s: %s", hc.Name, phase, hc.Status.Message)
+			return phase, hc.Status.Message
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %s after %s: %s", hc.Name, phase, within, msg)
+			t.Fatalf("%s: still %s after %s: %s", hc.Name, phase, within, hc.Status.Message)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -112,7 +119,7 @@ func TestFluxThatNeverBecomesAvailableFailsNamingTheController(t *testing.T) {
 	p := f.pipeline(f.chart.URL)
 	p.o.FluxTimeout = 3 * time.Second
 	hc := f.hostCluster("noflux", "clusters/noflux", "git-creds")
-	if _, _, err := p.Run(ctx, hc, f.target.Kubeconfig); err != nil { // installs the chart
+	if _, err := p.Run(ctx, hc, f.target.Kubeconfig); !isWaiting(err) { // installs the chart
 		t.Fatal(err)
 	}
 	for _, n := range []string{"w1", "w2"} { // no node takes a new pod
@@ -154,4 +161,10 @@ func denyDeployments(t *testing.T, f *fixture, clusterID, message string) {
 	if err := f.targetC.Create(ctx, binding); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// isWaiting: err is nil or a *step.Waiting (the step goes on by itself).
+func isWaiting(err error) bool {
+	var w *step.Waiting
+	return err == nil || errors.As(err, &w)
 }

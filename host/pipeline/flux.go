@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxsync"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // FluxRelease is the Helm release name of Flux on every target.
@@ -22,50 +24,51 @@ func gitSecretName(clusterID string) string { return "kubeopera-" + clusterID + 
 
 // bootstrapFlux installs or upgrades the Flux chart once per spec
 // generation, with the git credentials and image pull Secrets it needs, then
-// waits for every Flux controller to be available. Past FluxTimeout it fails
-// naming the controllers that are not ready and why.
-func (p *Pipeline) bootstrapFlux(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+// waits for every Flux controller to be available. Past FluxTimeout it
+// stalls naming the controllers that are not ready and why.
+func (p *Pipeline) bootstrapFlux(ctx context.Context, hc *v1.HostCluster, t *target) error {
 	key := fmt.Sprintf("%s/%s/%s/%d", hc.Namespace, hc.Name, hc.UID, hc.Generation)
 	if msg, ok := p.installed.Load(key); ok && !doneFor(hc, v1.ConditionFluxInstalled) {
-		setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, v1.ReasonInstalled, msg.(string))
+		hc.SetCondition(v1.ConditionFluxInstalled, metav1.ConditionTrue, v1.ReasonInstalled, msg.(string))
 	}
 	if !doneFor(hc, v1.ConditionFluxInstalled) {
-		if out, err := p.installFlux(ctx, hc, t); err != nil || !out.done {
-			return out, err
+		if err := p.installFlux(ctx, hc, t); err != nil {
+			return err
 		}
 		p.installed.Store(key, metaCondition(hc, v1.ConditionFluxInstalled).Message)
 	}
 	report, err := fluxinstall.Health(ctx, t.clientset, fluxsync.Namespace)
 	if err != nil {
-		return waiting(v1.PhaseBootstrappingFlux, "checking the Flux controllers: %v", err), nil
+		return step.Retry(0, "checking the Flux controllers: %v", err)
 	}
 	hc.Status.FluxHealthy = report.Ready
 	if report.Ready {
-		setCondition(hc, v1.ConditionFluxReady, metav1.ConditionTrue, v1.ReasonControllersAvailable, "every Flux controller is available")
-		return outcome{done: true}, nil
+		hc.SetCondition(v1.ConditionFluxReady, metav1.ConditionTrue, v1.ReasonControllersAvailable, "every Flux controller is available")
+		return nil
 	}
 	notReady := strings.Join(report.NotReady, "; ")
-	setCondition(hc, v1.ConditionFluxReady, metav1.ConditionFalse, v1.ReasonControllersNotAvailable, notReady)
+	hc.SetCondition(v1.ConditionFluxReady, metav1.ConditionFalse, v1.ReasonControllersNotAvailable, notReady)
 	if waited := since(hc, v1.ConditionFluxInstalled); waited > p.o.FluxTimeout {
-		return failed("Flux controllers not ready %s after install: %s", waited.Round(1e9), notReady), nil
+		return step.Stall(v1.ReasonFluxUnavailable, "Flux controllers not ready %s after install: %s; fix them on the cluster, "+
+			"then change the HostCluster's spec to try again", waited.Round(time.Second), notReady)
 	}
-	return waiting(v1.PhaseBootstrappingFlux, "waiting for the Flux controllers: %s", notReady), nil
+	return step.Wait(0, "waiting for the Flux controllers: %s", notReady)
 }
 
-func (p *Pipeline) installFlux(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+func (p *Pipeline) installFlux(ctx context.Context, hc *v1.HostCluster, t *target) error {
 	if err := ensureNamespaces(ctx, t.client, fluxsync.Namespace, gitops.NamespaceSystem); err != nil {
-		return outcome{phase: v1.PhaseBootstrappingFlux}, err
+		return err
 	}
 	if ref := hc.Spec.GitCredentialsSecretRef; ref != "" {
-		if out, err := p.copySecret(ctx, hc, t, ref, fluxsync.Namespace, gitSecretName(hc.Name)); err != nil || !out.done {
-			return out, err
+		if err := p.copySecret(ctx, hc, t, ref, fluxsync.Namespace, gitSecretName(hc.Name)); err != nil {
+			return err
 		}
 	}
 	pull := p.pullSecret(hc)
 	if pull != "" {
 		for _, ns := range []string{fluxsync.Namespace, gitops.NamespaceSystem} {
-			if out, err := p.copySecret(ctx, hc, t, pull, ns, pull); err != nil || !out.done {
-				return out, err
+			if err := p.copySecret(ctx, hc, t, pull, ns, pull); err != nil {
+				return err
 			}
 		}
 	}
@@ -75,13 +78,13 @@ func (p *Pipeline) installFlux(ctx context.Context, hc *v1.HostCluster, t *targe
 	var chartErr *fluxinstall.ChartNotFoundError
 	switch {
 	case errors.As(err, &repoErr), errors.As(err, &chartErr):
-		return failed("installing Flux: %v", err), nil
+		return step.Stall(v1.ReasonFluxInstallFailed, "installing Flux: %v", err)
 	case err != nil:
-		return failed("installing Flux with Helm: %v", err), nil
+		return step.Stall(v1.ReasonFluxInstallFailed, "installing Flux with Helm: %v", err)
 	}
-	setCondition(hc, v1.ConditionFluxInstalled, metav1.ConditionTrue, v1.ReasonInstalled,
+	hc.SetCondition(v1.ConditionFluxInstalled, metav1.ConditionTrue, v1.ReasonInstalled,
 		fmt.Sprintf("Helm release %s/%s revision %d (chart %s)", rel.Namespace, rel.Name, rel.Revision, rel.ChartVersion))
-	return outcome{done: true}, nil
+	return nil
 }
 
 // pullSecret is the Secret for image pulls: the cluster's own replaces the

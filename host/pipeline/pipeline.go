@@ -10,7 +10,6 @@ package pipeline
 import (
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -29,6 +28,7 @@ import (
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxsync"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // Options configure the pipeline.
@@ -121,41 +121,26 @@ type target struct {
 	clientset kubernetes.Interface
 }
 
-// outcome is what a step observed: done, or the phase to report and why.
-type outcome struct {
-	done  bool
-	phase v1.Phase
-	msg   string
-}
+// A step returns nil when it is done, or what step.Report records: a
+// *step.Waiting (progress or a transient error), a *step.Stalled (the
+// user must act) or another error (transient). It records its condition;
+// the phase is derived from the conditions.
+type stepFunc func(ctx context.Context, hc *v1.HostCluster, t *target) error
 
-func waiting(phase v1.Phase, format string, args ...any) outcome {
-	return outcome{phase: phase, msg: fmt.Sprintf(format, args...)}
-}
-
-func failed(format string, args ...any) outcome {
-	return outcome{phase: v1.PhaseFailed, msg: fmt.Sprintf(format, args...)}
-}
-
-type step func(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error)
-
-// Run takes the cluster as far as it can go now and reports the phase it
-// reached: Ready, Failed with a message that says what to fix, or a phase
-// still in progress (the controller calls again). An error is transient.
-func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (v1.Phase, string, error) {
+// Run takes the cluster as far as it can go now. It returns the message of
+// a Ready cluster, or the first unfinished step's error: *step.Waiting,
+// *step.Stalled or a transient error, for step.Report.
+func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byte) (string, error) {
 	t, err := p.target(hc, kubeconfig)
 	if err != nil {
-		return v1.PhaseFailed, "kubeconfig: " + err.Error(), nil
+		return "", step.Stall(v1.ReasonInvalidKubeconfig, "kubeconfig: %v; store a working kubeconfig for the cluster", err)
 	}
-	for _, s := range []step{p.bootstrapFlux, p.pushTree, p.installKubeOpera, p.createAdmin} {
-		out, err := s(ctx, hc, t)
-		if err != nil || !out.done {
-			if out.phase == v1.PhaseFailed {
-				setCondition(hc, v1.ConditionReady, metav1.ConditionFalse, v1.ReasonPipelineFailed, out.msg)
-			}
-			return out.phase, out.msg, err
+	for _, s := range []stepFunc{p.bootstrapFlux, p.pushTree, p.installKubeOpera, p.createAdmin} {
+		if err := s(ctx, hc, t); err != nil {
+			return "", err
 		}
 	}
-	return v1.PhaseReady, readyMessage(hc) + "; " + p.dnsAdvice(ctx, hc, t), nil
+	return readyMessage(hc) + "; " + p.dnsAdvice(ctx, hc, t), nil
 }
 
 // target returns the connection to hc's cluster, reusing the last one
@@ -223,11 +208,6 @@ func since(hc *v1.HostCluster, typ string) time.Duration {
 		return time.Since(c.LastTransitionTime.Time)
 	}
 	return 0
-}
-
-func setCondition(hc *v1.HostCluster, typ string, status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
-		Message: msg, ObservedGeneration: hc.Generation})
 }
 
 func short(sha string) string {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -127,11 +128,29 @@ type phaseLog struct {
 	at    map[v1.Phase]time.Time
 }
 
+// statusLog logs each distinct (phase, message) pair a test observes once,
+// as a user watching the cluster would see them; messages that differ only
+// in their retry time count as one.
+type statusLog map[string]bool
+
+var retryTime = regexp.MustCompile(`\d\d:\d\d:\d\d UTC \(in [^)]*\)|retried until \d\d:\d\d:\d\d`)
+
+func (l statusLog) show(t *testing.T, hc *v1.HostCluster) {
+	t.Helper()
+	key := string(hc.Status.Phase) + ": " + retryTime.ReplaceAllString(hc.Status.Message, "T")
+	if hc.Status.Phase == "" || l[key] {
+		return
+	}
+	l[key] = true
+	t.Logf("STATUS %s %s: %s", hc.Name, hc.Status.Phase, hc.Status.Message)
+}
+
 // watch polls the HostCluster until it is Ready (or Failed: fatal); onFlux,
 // when set, runs once when Flux is first reported healthy.
 func (f *fixture) watch(t *testing.T, id string, within time.Duration, onFlux func()) (*v1.HostCluster, phaseLog) {
 	t.Helper()
 	log := phaseLog{at: map[v1.Phase]time.Time{}}
+	statuses := statusLog{}
 	deadline := time.Now().Add(within)
 	hc := &v1.HostCluster{}
 	for {
@@ -144,8 +163,8 @@ func (f *fixture) watch(t *testing.T, id string, within time.Duration, onFlux fu
 			if _, seen := log.at[hc.Status.Phase]; !seen && hc.Status.Phase != "" {
 				log.at[hc.Status.Phase] = time.Now()
 				log.order = append(log.order, hc.Status.Phase)
-				t.Logf("%s: %s: %s", id, hc.Status.Phase, hc.Status.Message)
 			}
+			statuses.show(t, hc)
 			switch hc.Status.Phase {
 			case v1.PhaseReady:
 				return hc, log

@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 func ensureNamespaces(ctx context.Context, c client.Client, names ...string) error {
@@ -26,32 +27,32 @@ func ensureNamespaces(ctx context.Context, c client.Client, names ...string) err
 }
 
 // hostSecret reads a Secret the HostCluster names, in its own namespace on
-// the host cluster. A missing one fails the cluster with what to create.
-func (p *Pipeline) hostSecret(ctx context.Context, hc *v1.HostCluster, name string) (*corev1.Secret, outcome, error) {
+// the host cluster. A missing one stalls the cluster with what to create.
+func (p *Pipeline) hostSecret(ctx context.Context, hc *v1.HostCluster, name string) (*corev1.Secret, error) {
 	var s corev1.Secret
 	err := p.o.Management.Get(ctx, client.ObjectKey{Namespace: hc.Namespace, Name: name}, &s)
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, failed("Secret %s/%s named by the HostCluster does not exist: create it, then change the HostCluster to retry", hc.Namespace, name), nil
+		return nil, step.Stall(v1.ReasonSecretMissing, "Secret %s/%s named by the HostCluster does not exist: create it, then change the HostCluster to retry", hc.Namespace, name)
 	case err != nil:
-		return nil, outcome{phase: hc.Status.Phase}, fmt.Errorf("read Secret %s/%s: %w", hc.Namespace, name, err)
+		return nil, fmt.Errorf("read Secret %s/%s: %w", hc.Namespace, name, err)
 	}
-	return &s, outcome{done: true}, nil
+	return &s, nil
 }
 
 // copySecret puts the host Secret name into namespace ns on the target as
 // to, type and data unchanged, replacing what is there.
-func (p *Pipeline) copySecret(ctx context.Context, hc *v1.HostCluster, t *target, name, ns, to string) (outcome, error) {
-	src, out, err := p.hostSecret(ctx, hc, name)
-	if src == nil {
-		return out, err
+func (p *Pipeline) copySecret(ctx context.Context, hc *v1.HostCluster, t *target, name, ns, to string) error {
+	src, err := p.hostSecret(ctx, hc, name)
+	if err != nil {
+		return err
 	}
 	dst := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: to, Namespace: ns,
 		Labels: map[string]string{v1.ClusterIDLabel: hc.Name}}, Type: src.Type, Data: src.Data}
 	if err := upsert(ctx, t.client, dst); err != nil {
-		return outcome{phase: hc.Status.Phase}, fmt.Errorf("copy Secret %s to %s/%s on the cluster: %w", name, ns, to, err)
+		return fmt.Errorf("copy Secret %s to %s/%s on the cluster: %w", name, ns, to, err)
 	}
-	return outcome{done: true}, nil
+	return nil
 }
 
 func upsert(ctx context.Context, c client.Client, s *corev1.Secret) error {

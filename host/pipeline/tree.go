@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxsync"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitrepo"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // params is the GitOps tree of hc.
@@ -35,104 +37,105 @@ func treeProvider(provider string) string {
 // naming the cluster, once per spec generation; an unchanged tree makes no
 // commit. The Secrets the tree refers to are created on the target first,
 // so nothing Flux applies waits on a missing Secret.
-func (p *Pipeline) pushTree(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+func (p *Pipeline) pushTree(ctx context.Context, hc *v1.HostCluster, t *target) error {
 	if doneFor(hc, v1.ConditionGitOpsPushed) && hc.Status.GitOpsRevision != "" {
-		return outcome{done: true}, nil
+		return nil
 	}
 	if hc.Spec.GitOpsRepoURL == "" {
-		return failed("spec.gitOpsRepoURL is not set: KubeOpera pushes this cluster's GitOps tree to a git repository; " +
-			"set gitOpsRepoURL (and gitCredentialsSecretRef for a private one)"), nil
+		return step.Stall(v1.ReasonGitOpsInvalid, "spec.gitOpsRepoURL is not set: KubeOpera pushes this cluster's GitOps tree to a git repository; "+
+			"set gitOpsRepoURL (and gitCredentialsSecretRef for a private one)")
 	}
 	params := p.params(hc)
 	if err := params.Validate(); err != nil {
-		return failed("GitOps tree: %v", err), nil
+		return step.Stall(v1.ReasonGitOpsInvalid, "GitOps tree: %v", err)
 	}
 	tree, err := gitops.Generate(params)
 	if err != nil {
-		return failed("GitOps tree: %v", err), nil
+		return step.Stall(v1.ReasonGitOpsInvalid, "GitOps tree: %v", err)
 	}
 	var auth gitrepo.Auth
 	if ref := hc.Spec.GitCredentialsSecretRef; ref != "" {
-		s, out, err := p.hostSecret(ctx, hc, ref)
-		if s == nil {
-			return out, err
+		s, err := p.hostSecret(ctx, hc, ref)
+		if err != nil {
+			return err
 		}
 		if auth, err = gitrepo.AuthFromSecret(s.Data); err != nil {
-			return failed("git credentials Secret %s: %v", ref, err), nil
+			return step.Stall(v1.ReasonSecretMissing, "git credentials Secret %s: %v", ref, err)
 		}
 	}
 	if err := createTreeSecrets(ctx, t.client, hc, params); err != nil {
-		return outcome{phase: v1.PhaseGeneratingGitOpsTree}, err
+		return err
 	}
 	setup, err := p.setupSecret(ctx, hc)
 	if err == nil {
 		err = putSetupSecret(ctx, t.client, hc, setup)
 	}
 	if err != nil {
-		return outcome{phase: v1.PhaseGeneratingGitOpsTree}, err
+		return err
 	}
 	res, err := gitrepo.Publish(ctx, auth, gitrepo.Push{URL: hc.Spec.GitOpsRepoURL, Path: hc.Spec.GitOpsPath, Files: tree,
 		Message: fmt.Sprintf("KubeOpera: GitOps tree of cluster %s", hc.Name)})
 	var gitErr *gitrepo.Error
 	switch {
 	case errors.As(err, &gitErr) && errors.Is(err, gitrepo.ErrUnreachable):
-		return waiting(v1.PhaseGeneratingGitOpsTree, "%v (retrying)", err), nil
+		return step.Retry(0, "pushing the GitOps tree: %v", err)
 	case errors.As(err, &gitErr):
-		return failed("%v", err), nil
+		return step.Stall(v1.ReasonGitRejected, "%v", err)
 	case err != nil:
-		return outcome{phase: v1.PhaseGeneratingGitOpsTree}, fmt.Errorf("push GitOps tree: %w", err)
+		return fmt.Errorf("push GitOps tree: %w", err)
 	}
 	hc.Status.GitOpsRevision = res.Commit
 	msg := fmt.Sprintf("tree unchanged at %s in %s", short(res.Commit), hc.Spec.GitOpsRepoURL)
 	if res.Changed {
 		msg = fmt.Sprintf("pushed %s to %s", short(res.Commit), hc.Spec.GitOpsRepoURL)
 	}
-	setCondition(hc, v1.ConditionGitOpsPushed, metav1.ConditionTrue, v1.ReasonPushed, msg)
-	return outcome{done: true}, nil
+	hc.SetCondition(v1.ConditionGitOpsPushed, metav1.ConditionTrue, v1.ReasonPushed, msg)
+	return nil
 }
 
 // installKubeOpera points Flux at the pushed revision and waits until the
-// apps Kustomization is Ready at it. Flux's own failure message ends the
-// wait at once; ApplyTimeout ends it otherwise.
-func (p *Pipeline) installKubeOpera(ctx context.Context, hc *v1.HostCluster, t *target) (outcome, error) {
+// apps Kustomization is Ready at it. Flux's own failure message stalls the
+// cluster at once; ApplyTimeout does otherwise.
+func (p *Pipeline) installKubeOpera(ctx context.Context, hc *v1.HostCluster, t *target) error {
 	if doneFor(hc, v1.ConditionKubeOperaInstalled) {
-		return outcome{done: true}, nil
+		return nil
 	}
 	c := metaCondition(hc, v1.ConditionKubeOperaInstalled)
-	if c == nil || c.ObservedGeneration != hc.Generation || c.Reason != "Applying" {
+	if c == nil || c.ObservedGeneration != hc.Generation || c.Reason != v1.ReasonApplying {
 		sync := fluxsync.Sync{ClusterID: hc.Name, URL: hc.Spec.GitOpsRepoURL, Path: hc.Spec.GitOpsPath}
 		if hc.Spec.GitCredentialsSecretRef != "" {
 			sync.SecretName = gitSecretName(hc.Name)
 		}
 		if err := fluxsync.Apply(ctx, t.client, sync); err != nil {
-			return outcome{phase: v1.PhaseInstallingKubeOpera}, fmt.Errorf("point Flux at the tree: %w", err)
+			return fmt.Errorf("point Flux at the tree: %w", err)
 		}
 		// Fetch now rather than at the next interval.
 		if err := fluxsync.RequestFetch(ctx, t.client, hc.Name); err != nil {
-			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+			return err
 		}
-		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionFalse, v1.ReasonApplying,
+		hc.SetCondition(v1.ConditionKubeOperaInstalled, metav1.ConditionFalse, v1.ReasonApplying,
 			"Flux is applying "+short(hc.Status.GitOpsRevision))
 	}
 	report, err := fluxsync.Check(ctx, t.client, hc.Name, hc.Status.GitOpsRevision)
 	switch {
 	case err != nil:
-		return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+		return err
 	case report.Failed:
-		return failed("Flux could not apply the GitOps tree: %s", report.Message), nil
+		return step.Stall(v1.ReasonApplyFailed, "Flux could not apply the GitOps tree: %s", report.Message)
 	case report.Ready:
-		setCondition(hc, v1.ConditionKubeOperaInstalled, metav1.ConditionTrue, v1.ReasonApplied, report.Message)
-		return outcome{done: true}, nil
+		hc.SetCondition(v1.ConditionKubeOperaInstalled, metav1.ConditionTrue, v1.ReasonApplied, report.Message)
+		return nil
 	}
 	if report.InfrastructureReady {
 		// apps waits on infrastructure, and nothing tells it when that is
 		// Ready: ask now instead of after Flux's dependency requeue.
 		if err := fluxsync.RequestApply(ctx, t.client, hc.Name); err != nil {
-			return outcome{phase: v1.PhaseInstallingKubeOpera}, err
+			return err
 		}
 	}
 	if waited := since(hc, v1.ConditionKubeOperaInstalled); waited > p.o.ApplyTimeout {
-		return failed("Flux has not applied %s after %s: %s", short(hc.Status.GitOpsRevision), waited.Round(1e9), report.Message), nil
+		return step.Stall(v1.ReasonApplyFailed, "Flux has not applied %s after %s: %s", short(hc.Status.GitOpsRevision),
+			waited.Round(time.Second), report.Message)
 	}
-	return waiting(v1.PhaseInstallingKubeOpera, "%s", report.Message), nil
+	return step.Wait(0, "%s", report.Message)
 }

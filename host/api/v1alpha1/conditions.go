@@ -26,18 +26,40 @@ const (
 	// succeeded (True) or failed (False, reason DestroyFailed); the target
 	// no longer exists, so the finalizer does not try to clean it.
 	ConditionTornDown = "TornDown"
-	// ConditionReady: every step is done.
+	// ConditionReady: every step is done. False while a step waits, retries
+	// or is stalled, with that step's reason and message.
 	ConditionReady = "Ready"
+	// ConditionStalled: a step cannot go on until the user acts (True, the
+	// reason naming what failed, the message what to fix); the phase is
+	// then Failed. Absent while the cluster makes progress or waits. A new
+	// spec generation, or a new teardown request, clears it.
+	ConditionStalled = "Stalled"
 )
 
 // Condition reasons, for a condition's Reason field.
 const (
 	// ReasonWaiting: the step waits for something that usually comes by
-	// itself; the message says what and until when it is retried.
+	// itself; the message says what and when it is checked again.
 	ReasonWaiting = "Waiting"
 	// ReasonRetrying: the step hit a transient error; the message says
 	// which and when it is retried.
 	ReasonRetrying = "Retrying"
+	// ReasonAdminRefused: the installed KubeOpera refused the first-admin call (Stalled).
+	ReasonAdminRefused = "AdminRefused"
+	// ReasonAdminUnanswered: the installed KubeOpera did not accept the first-admin call within the admin timeout (Stalled).
+	ReasonAdminUnanswered = "AdminUnanswered"
+	// ReasonApplyFailed: Flux reported that it cannot apply the GitOps tree, or did not within the apply timeout (Stalled).
+	ReasonApplyFailed = "ApplyFailed"
+	// ReasonFluxInstallFailed: the Flux Helm chart could not be installed (Stalled).
+	ReasonFluxInstallFailed = "FluxInstallFailed"
+	// ReasonFluxUnavailable: Flux's controllers did not become available within the Flux timeout (Stalled).
+	ReasonFluxUnavailable = "FluxUnavailable"
+	// ReasonGitOpsInvalid: the spec's GitOps settings cannot make a tree (no repository URL, a bad path or domain) (Stalled).
+	ReasonGitOpsInvalid = "GitOpsInvalid"
+	// ReasonGitRejected: the git server refused the credentials or the push (Stalled).
+	ReasonGitRejected = "GitRejected"
+	// ReasonSecretMissing: a Secret the HostCluster names does not exist or cannot be used (Stalled).
+	ReasonSecretMissing = "SecretMissing"
 	// ReasonAccessRefused: the cluster refused the kubeconfig's credentials or certificate: fix the kubeconfig.
 	ReasonAccessRefused = "AccessRefused"
 	// ReasonAlreadyExists: the installed KubeOpera already had an administrator.

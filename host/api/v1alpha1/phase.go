@@ -1,0 +1,64 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DerivePhase is the phase a HostCluster is in, derived from what the
+// controller observed and nothing else: deletion, a Stalled condition (the
+// user must act), a teardown request, then the first step whose condition
+// is not yet True. The controller sets status.phase from it and from no
+// other source, so the phase cannot disagree with the conditions.
+//
+// Steps redone for each spec generation (the pipeline's) count as done
+// only when their condition was observed for the current generation.
+func DerivePhase(hc *HostCluster) Phase {
+	switch {
+	case !hc.DeletionTimestamp.IsZero():
+		return PhaseDeleting
+	case meta.IsStatusConditionTrue(hc.Status.Conditions, ConditionStalled):
+		return PhaseFailed
+	case teardownRequested(hc):
+		return PhaseTearingDown
+	case hc.conditionTrueNow(ConditionReady):
+		return PhaseReady
+	}
+	first, reaching := ConditionProvisioned, PhaseProvisioning
+	if hc.Spec.Mode == ModeConnectExisting {
+		first, reaching = ConditionAccessValidated, PhaseValidatingAccess
+	}
+	c := meta.FindStatusCondition(hc.Status.Conditions, first)
+	switch {
+	case c == nil:
+		return PhasePending
+	case c.Status != metav1.ConditionTrue:
+		return reaching
+	case !hc.conditionTrueNow(ConditionFluxReady):
+		return PhaseBootstrappingFlux
+	case !hc.conditionTrueNow(ConditionGitOpsPushed):
+		return PhaseGeneratingGitOpsTree
+	}
+	return PhaseInstallingKubeOpera // Flux applying the tree, then the first admin
+}
+
+// teardownRequested: a teardown was asked for and that request has not
+// failed.
+func teardownRequested(hc *HostCluster) bool {
+	req := hc.Annotations[TeardownAnnotation]
+	return req != "" && hc.Annotations[TeardownFailedAnnotation] != req
+}
+
+// conditionTrueNow reports whether condition typ is True for the current
+// spec generation.
+func (hc *HostCluster) conditionTrueNow(typ string) bool {
+	c := meta.FindStatusCondition(hc.Status.Conditions, typ)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == hc.Generation
+}
+
+// SetCondition records condition typ for the current spec generation; its
+// transition time changes only when its status does.
+func (hc *HostCluster) SetCondition(typ string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason,
+		Message: msg, ObservedGeneration: hc.Generation})
+}

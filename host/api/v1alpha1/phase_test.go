@@ -1,0 +1,76 @@
+package v1alpha1
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The phase follows from the conditions alone, for each way a cluster can
+// be.
+func TestDerivePhase(t *testing.T) {
+	now := metav1.Now()
+	type cond struct {
+		typ    string
+		status metav1.ConditionStatus
+		gen    int64 // observed generation; the cluster is at 2
+	}
+	cases := []struct {
+		name        string
+		mode        Mode
+		conds       []cond
+		annotations map[string]string
+		deleting    bool
+		want        Phase
+	}{
+		{name: "nothing observed yet", mode: ModeConnectExisting, want: PhasePending},
+		{name: "access being retried", mode: ModeConnectExisting,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionFalse, 2}}, want: PhaseValidatingAccess},
+		{name: "provider operation running", mode: ModeProvisionEKS,
+			conds: []cond{{ConditionProvisioned, metav1.ConditionFalse, 2}}, want: PhaseProvisioning},
+		{name: "provisioned, Flux not ready", mode: ModeProvision,
+			conds: []cond{{ConditionProvisioned, metav1.ConditionTrue, 1}}, want: PhaseBootstrappingFlux},
+		{name: "Flux ready for an older spec only", mode: ModeConnectExisting,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionTrue, 1}, {ConditionFluxReady, metav1.ConditionTrue, 1}},
+			want:  PhaseBootstrappingFlux},
+		{name: "Flux ready, tree not pushed", mode: ModeConnectExisting,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionTrue, 2}, {ConditionFluxReady, metav1.ConditionTrue, 2}},
+			want:  PhaseGeneratingGitOpsTree},
+		{name: "tree pushed, Flux applying", mode: ModeConnectExisting,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionTrue, 2}, {ConditionFluxReady, metav1.ConditionTrue, 2},
+				{ConditionGitOpsPushed, metav1.ConditionTrue, 2}, {ConditionKubeOperaInstalled, metav1.ConditionFalse, 2}},
+			want: PhaseInstallingKubeOpera},
+		{name: "ready", mode: ModeConnectExisting,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionTrue, 2}, {ConditionReady, metav1.ConditionTrue, 2}},
+			want:  PhaseReady},
+		{name: "ready for an older spec is not ready", mode: ModeConnectExisting,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionTrue, 2}, {ConditionReady, metav1.ConditionTrue, 1}},
+			want:  PhaseBootstrappingFlux},
+		{name: "stalled is Failed whatever else is true", mode: ModeConnectExisting,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionTrue, 2}, {ConditionReady, metav1.ConditionTrue, 2},
+				{ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseFailed},
+		{name: "teardown requested", mode: ModeProvision, annotations: map[string]string{TeardownAnnotation: "r1"},
+			conds: []cond{{ConditionProvisioned, metav1.ConditionTrue, 2}, {ConditionReady, metav1.ConditionTrue, 2}}, want: PhaseTearingDown},
+		{name: "teardown request that failed", mode: ModeProvision,
+			annotations: map[string]string{TeardownAnnotation: "r1", TeardownFailedAnnotation: "r1"},
+			conds:       []cond{{ConditionProvisioned, metav1.ConditionTrue, 2}, {ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseFailed},
+		{name: "being deleted", mode: ModeConnectExisting, deleting: true,
+			conds: []cond{{ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseDeleting},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hc := &HostCluster{ObjectMeta: metav1.ObjectMeta{Generation: 2, Annotations: c.annotations}, Spec: HostClusterSpec{Mode: c.mode}}
+			if c.deleting {
+				hc.DeletionTimestamp = &now
+			}
+			for _, cd := range c.conds {
+				hc.Generation = cd.gen
+				hc.SetCondition(cd.typ, cd.status, "Test", "test")
+			}
+			hc.Generation = 2
+			if got := DerivePhase(hc); got != c.want {
+				t.Errorf("phase %s, want %s", got, c.want)
+			}
+		})
+	}
+}
