@@ -10,9 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // defaultReleaseTimeout bounds how long a teardown waits for the target's
@@ -26,14 +26,15 @@ const defaultReleaseTimeout = 10 * time.Minute
 // not know: left in place it blocks deleting the subnets and keeps
 // costing. So the teardown first deletes every LoadBalancer Service on the
 // target and waits for the cloud controller to release them (it holds
-// each Service with a finalizer until its load balancer is gone). It
-// reports wait when the teardown must come back later; a target that
+// each Service with a finalizer until its load balancer is gone). A
+// step error means the teardown comes back later; a target that
 // cannot be reached, or load balancers still there after the timeout, do
-// not stop the teardown: a Warning event names what may be left.
-func (r *Reconciler) releaseLoadBalancers(ctx context.Context, hc *v1.HostCluster, req string) (ctrl.Result, bool) {
+// not stop the teardown: a Warning event names what may be left. A nil
+// error lets the Destroy go ahead.
+func (r *Reconciler) releaseLoadBalancers(ctx context.Context, hc *v1.HostCluster, req string) error {
 	kubeconfig := r.anyKubeconfig(ctx, hc, []string{v1.KubeconfigSecretName(hc.Name)})
 	if kubeconfig == nil {
-		return ctrl.Result{}, false // never reached Ready: Kubernetes made nothing in the cloud
+		return nil // never reached Ready: Kubernetes made nothing in the cloud
 	}
 	since, err := time.Parse(time.RFC3339Nano, req)
 	if err != nil {
@@ -47,23 +48,20 @@ func (r *Reconciler) releaseLoadBalancers(ctx context.Context, hc *v1.HostCluste
 	elapsed := time.Since(since)
 	switch {
 	case err != nil && elapsed < r.CleanupTimeout:
-		r.tearingDown(hc, "tearing down: cannot reach the cluster to delete its LoadBalancer Services, retrying in %s "+
-			"(destroying without it after %s): %v", r.PollInterval, r.CleanupTimeout, err)
-		return ctrl.Result{RequeueAfter: r.PollInterval}, true
+		return tearingDown(hc, step.Retry(r.PollInterval, "tearing down: cannot reach the cluster to delete its LoadBalancer Services "+
+			"(destroying without it after %s): %v", r.CleanupTimeout, err))
 	case err != nil:
 		r.Recorder.Eventf(hc, corev1.EventTypeWarning, "LoadBalancersNotReleased",
 			"could not reach the cluster to delete its LoadBalancer Services (%v); any cloud load balancer they made is left: delete it in the cloud console", err)
 	case len(pending) > 0 && elapsed < timeout:
-		r.tearingDown(hc, "tearing down: waiting for the cloud to delete the load balancers of %d LoadBalancer Service(s) (%s) "+
-			"before destroying the network; next check in %s, destroying anyway after %s", len(pending), strings.Join(pending, ", "),
-			r.PollInterval, timeout)
-		return ctrl.Result{RequeueAfter: r.PollInterval}, true
+		return tearingDown(hc, step.Wait(r.PollInterval, "tearing down: waiting for the cloud to delete the load balancers of %d LoadBalancer Service(s) (%s) "+
+			"before destroying the network (destroying anyway after %s)", len(pending), strings.Join(pending, ", "), timeout))
 	case len(pending) > 0:
 		r.Recorder.Eventf(hc, corev1.EventTypeWarning, "LoadBalancersNotReleased",
 			"the load balancers of %s were not deleted within %s; destroying anyway: delete what is left of them in the cloud console",
 			strings.Join(pending, ", "), timeout)
 	}
-	return ctrl.Result{}, false
+	return nil
 }
 
 // deleteLoadBalancerServices deletes every Service of type LoadBalancer

@@ -47,8 +47,8 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 	}
 	op := hc.Annotations[v1.DestroyOperationAnnotation]
 	if op == "" {
-		if res, wait := r.releaseLoadBalancers(ctx, hc, req); wait {
-			return res, nil
+		if err := r.releaseLoadBalancers(ctx, hc, req); err != nil {
+			return err
 		}
 		started, err := prov.Destroy(ctx, sdk.DestroyRequest{ClusterID: hc.Name, Inputs: p.Inputs, Credentials: creds})
 		if err != nil {
