@@ -121,7 +121,7 @@ func cleanupOutcome(id string, left []string, err error) string {
 	switch {
 	case err != nil:
 		return fmt.Sprintf("disconnected without cleaning the target (%v): left on it GitRepository %s/kubeopera-%s and Kustomizations "+
-			"%s/kubeopera-%s-infrastructure and -apps, if they exist; delete them with kubectl when it is back (they orphan what they applied). %s",
+			"%s/kubeopera-%s-infrastructure, -apps and -tls, if they exist; delete them with kubectl when it is back (they orphan what they applied). %s",
 			err, FluxNamespace, id, FluxNamespace, id, keeps)
 	case len(left) > 0:
 		return fmt.Sprintf("disconnected, but Flux did not release %s in time: they are left on the target with a deletion pending "+

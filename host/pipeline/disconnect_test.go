@@ -73,7 +73,7 @@ func disconnectOrphans(t *testing.T, f *fixture, hc *v1.HostCluster) {
 	t.Logf("after the disconnect %d objects Flux applied still run on the target: %v", len(after), keys(after))
 }
 
-// appliedByFlux lists the Namespaces and Deployments kustomize-controller
+// appliedByFlux lists the Namespaces, Deployments and ClusterIssuers kustomize-controller
 // applied and that are not being deleted, by kind/namespace/name.
 func appliedByFlux(t *testing.T, f *fixture) map[string]types.UID {
 	t.Helper()
@@ -98,6 +98,7 @@ func appliedByFlux(t *testing.T, f *fixture) map[string]types.UID {
 			out[fmt.Sprintf("Deployment/%s/%s", d.Namespace, d.Name)] = d.UID
 		}
 	}
+	appliedClusterIssuers(t, f, out)
 	return out
 }
 

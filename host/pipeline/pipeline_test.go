@@ -186,6 +186,7 @@ func (f *fixture) watch(t *testing.T, id string, within time.Duration, onFlux fu
 func TestConnectedClusterConvergesToReady(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
+	installClusterIssuerCRD(t, f.target.Config)
 	stop := f.manager(t, f.pipeline(f.chart.URL))
 	hc := f.hostCluster("c1", "clusters/c1", "git-creds")
 	hc.Generation = 0
@@ -200,7 +201,8 @@ func TestConnectedClusterConvergesToReady(t *testing.T) {
 		t.Errorf("status: revision %q (repo head %q), fluxHealthy %v", hc.Status.GitOpsRevision, head, hc.Status.FluxHealthy)
 	}
 	files := f.git.Files(t, "fleet", "main")
-	for _, want := range []string{"clusters/c1/infrastructure/kustomization.yaml", "clusters/c1/apps/kustomization.yaml"} {
+	for _, want := range []string{"clusters/c1/infrastructure/kustomization.yaml", "clusters/c1/apps/kustomization.yaml",
+		"clusters/c1/tls/cluster-issuer.yaml"} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("repository lacks %s", want)
 		}
@@ -233,6 +235,7 @@ func TestConnectedClusterConvergesToReady(t *testing.T) {
 		t.Errorf("git credentials Secret on the target: %v", err)
 	}
 
+	checkClusterIssuer(t, f)
 	// The admin: created once, with the password kept on the host.
 	checkAdmin(t, f, hc)
 	commits := f.git.CommitCount(t, "fleet", "main")

@@ -11,7 +11,7 @@ import (
 // objects returns what Apply applies for a normalized s, in order: the
 // GitRepository, then the infrastructure and apps Kustomizations.
 func objects(s Sync) []client.Object {
-	return []client.Object{gitRepository(s), infrastructure(s), apps(s)}
+	return []client.Object{gitRepository(s), infrastructure(s), apps(s), tls(s)}
 }
 
 func gitRepository(s Sync) *sourcev1.GitRepository {
@@ -38,6 +38,15 @@ func infrastructure(s Sync) *kustomizev1.Kustomization {
 // is Ready at the same source revision.
 func apps(s Sync) *kustomizev1.Kustomization {
 	k := kustomization(s, AppsName(s.ClusterID), "apps")
+	k.Spec.DependsOn = []kustomizev1.DependencyReference{{Name: InfrastructureName(s.ClusterID)}}
+	return k
+}
+
+// tls is the cert-manager ClusterIssuer alone: it applies once the
+// cert-manager chart of infrastructure has installed its CRDs (Flux
+// retries until then), and apps does not wait for it.
+func tls(s Sync) *kustomizev1.Kustomization {
+	k := kustomization(s, TLSName(s.ClusterID), "tls")
 	k.Spec.DependsOn = []kustomizev1.DependencyReference{{Name: InfrastructureName(s.ClusterID)}}
 	return k
 }

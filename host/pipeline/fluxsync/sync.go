@@ -2,9 +2,11 @@
 // pipeline pushed, and reads back whether Flux applied a given commit.
 //
 // For cluster <id> it owns, in namespace flux-system, a GitRepository
-// "kubeopera-<id>" and two Kustomizations: "kubeopera-<id>-infrastructure"
-// (path <Path>/infrastructure) and "kubeopera-<id>-apps" (path <Path>/apps,
-// applied only once infrastructure is Ready). Each carries the label
+// "kubeopera-<id>" and three Kustomizations: "kubeopera-<id>-infrastructure"
+// (path <Path>/infrastructure), "kubeopera-<id>-apps" (path <Path>/apps)
+// and "kubeopera-<id>-tls" (path <Path>/tls, the ClusterIssuer), the last
+// two applied only once infrastructure is Ready; Check reports Ready on
+// apps, since tls waits for cert-manager's CRDs. Each carries the label
 // kubeopera.io/cluster-id=<id>, by which the HostCluster finalizer deletes
 // them. The Kustomizations have deletionPolicy Orphan: deleting them leaves
 // what they applied running. Flux itself (its CRDs and controllers) must
@@ -73,6 +75,9 @@ func InfrastructureName(clusterID string) string {
 
 // AppsName is the name of the cluster's apps Kustomization.
 func AppsName(clusterID string) string { return GitRepositoryName(clusterID) + "-apps" }
+
+// TLSName is the name of the cluster's tls Kustomization.
+func TLSName(clusterID string) string { return GitRepositoryName(clusterID) + "-tls" }
 
 // normalized validates s and fills in the defaults; Path comes back without
 // "./" or slashes at either end.

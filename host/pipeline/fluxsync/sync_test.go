@@ -61,6 +61,7 @@ func TestObjectsPointFluxAtBothLayers(t *testing.T) {
 	}
 	objs := objects(s)
 	repo, infra, apps := objs[0].(*sourcev1.GitRepository), objs[1].(*kustomizev1.Kustomization), objs[2].(*kustomizev1.Kustomization)
+	tls := objs[3].(*kustomizev1.Kustomization)
 	for _, o := range objs {
 		if o.GetNamespace() != "flux-system" || o.GetLabels()[v1.ClusterIDLabel] != "c1" {
 			t.Errorf("%s: namespace %q labels %v, want flux-system and %s=c1", o.GetName(), o.GetNamespace(), o.GetLabels(), v1.ClusterIDLabel)
@@ -74,14 +75,18 @@ func TestObjectsPointFluxAtBothLayers(t *testing.T) {
 		obj        *kustomizev1.Kustomization
 		name, path string
 		deps       int
-	}{{infra, "kubeopera-c1-infrastructure", "./clusters/c1/infrastructure", 0}, {apps, "kubeopera-c1-apps", "./clusters/c1/apps", 1}} {
+	}{{infra, "kubeopera-c1-infrastructure", "./clusters/c1/infrastructure", 0}, {apps, "kubeopera-c1-apps", "./clusters/c1/apps", 1},
+		{tls, "kubeopera-c1-tls", "./clusters/c1/tls", 1}} {
 		if k.obj.Name != k.name || k.obj.Spec.Path != k.path || !k.obj.Spec.Prune || k.obj.Spec.SourceRef.Name != "kubeopera-c1" ||
-			k.obj.Spec.SourceRef.Kind != "GitRepository" || len(k.obj.Spec.DependsOn) != k.deps {
+			k.obj.Spec.SourceRef.Kind != "GitRepository" || len(k.obj.Spec.DependsOn) != k.deps ||
+			k.obj.Spec.DeletionPolicy != kustomizev1.DeletionPolicyOrphan {
 			t.Errorf("Kustomization %s = %+v", k.name, k.obj.Spec)
 		}
 	}
-	if apps.Spec.DependsOn[0].Name != "kubeopera-c1-infrastructure" {
-		t.Errorf("apps depends on %v, want the infrastructure Kustomization", apps.Spec.DependsOn)
+	for _, k := range []*kustomizev1.Kustomization{apps, tls} {
+		if k.Spec.DependsOn[0].Name != "kubeopera-c1-infrastructure" {
+			t.Errorf("%s depends on %v, want the infrastructure Kustomization", k.Name, k.Spec.DependsOn)
+		}
 	}
 	s.SecretName = ""
 	if gitRepository(s).Spec.SecretRef != nil {

@@ -34,8 +34,8 @@ type Params struct {
 	// PullSecret names an image pull Secret in kubeopera-system for
 	// KubeOpera's pods; "" means none.
 	PullSecret string
-	// AdminEmail is the ACME account email the README's ClusterIssuer
-	// example uses; optional.
+	// AdminEmail is the ACME account email of the tree's ClusterIssuer;
+	// optional (admin@<Domain> when empty).
 	AdminEmail string
 	// Provider is the cloud the cluster runs on: "aws", "gcp", "azure", or
 	// "" / "other" for anything else. It picks the StorageClass (see
@@ -47,7 +47,7 @@ type Params struct {
 	InstallEBSCSIDriver bool
 	// ClusterIssuer is the cert-manager ClusterIssuer the Ingresses name in
 	// their cert-manager.io/cluster-issuer annotation; default
-	// DefaultClusterIssuer. The tree does not create it (see package doc).
+	// DefaultClusterIssuer. The tree creates it in its tls layer.
 	ClusterIssuer string
 	// FluxNamespace is where Flux runs and where the tree's HelmRepository
 	// and HelmRelease objects live; default "flux-system".

@@ -27,10 +27,11 @@ func (t Tree) Paths() []string {
 	return paths
 }
 
-// The two directories the Flux Kustomizations point at.
+// The directories the Flux Kustomizations point at.
 const (
 	InfrastructureDir = "infrastructure"
 	AppsDir           = "apps"
+	TLSDir            = "tls"
 )
 
 // InfrastructurePath is the spec.path of the "infrastructure" Flux
@@ -39,6 +40,9 @@ func (p Params) InfrastructurePath() string { return "./" + path.Join(p.Path, In
 
 // AppsPath is the spec.path of the "apps" Flux Kustomization.
 func (p Params) AppsPath() string { return "./" + path.Join(p.Path, AppsDir) }
+
+// TLSPath is the spec.path of the "tls" Flux Kustomization.
+func (p Params) TLSPath() string { return "./" + path.Join(p.Path, TLSDir) }
 
 // APIHost is where the API server is published: api.<Domain>.
 func (p Params) APIHost() string { return apiHost(p.Domain) }
@@ -61,6 +65,7 @@ func Generate(p Params) (Tree, error) {
 	}{
 		{InfrastructureDir, infrastructureFiles(p)},
 		{AppsDir, appsFiles(p)},
+		{TLSDir, tlsFiles(p)},
 	} {
 		if err := t.addDir(p, dir.name, dir.files); err != nil {
 			return nil, err

@@ -22,7 +22,8 @@ import (
 // allowedKinds are the kinds a cluster with only Flux installed can apply,
 // and whether each is namespaced. A kind of a third-party CRD (a
 // cert-manager ClusterIssuer, a CloudNativePG Cluster) must not be added:
-// it fails to apply until a HelmRelease has installed its CRD.
+// it fails to apply until a HelmRelease has installed its CRD. (The tls
+// layer, which holds the ClusterIssuer alone, is checked in tls_test.go.)
 var allowedKinds = map[schema.GroupVersionKind]bool{
 	{Version: "v1", Kind: "Namespace"}:                                              false,
 	{Version: "v1", Kind: "ServiceAccount"}:                                         true,
@@ -247,7 +248,7 @@ func TestTreeLayout(t *testing.T) {
 	want := []string{"README.md", "apps/controller.yaml", "apps/dashboard.yaml", "apps/kustomization.yaml",
 		"apps/server.yaml", "infrastructure/cert-manager.yaml", "infrastructure/database.yaml",
 		"infrastructure/ingress-nginx.yaml", "infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
-		"infrastructure/storage.yaml"}
+		"infrastructure/storage.yaml", "tls/cluster-issuer.yaml", "tls/kustomization.yaml"}
 	var got []string
 	for _, p := range generate(t, prod).Paths() {
 		rel, ok := strings.CutPrefix(p, prod.Path+"/")
