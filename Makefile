@@ -30,10 +30,14 @@ plugins:
 		$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/plugins/kubeopera-provider-$$p ./plugins/$$p || exit 1; \
 	done
 
-# Code generators: protoc plugins pinned in hack/tools/go.mod, controller-gen
-# in hack/controller-gen/go.mod (own module, so its Kubernetes libraries never
-# move the protoc plugins' versions).
-tools: $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc $(TOOLS)/controller-gen
+# Code generators: protoc plugins pinned in hack/tools/go.mod, buf (which
+# compiles the .proto itself: no machine's protoc is involved) in
+# hack/buf/go.mod, controller-gen in hack/controller-gen/go.mod (own
+# modules, so their libraries never move each other's versions).
+tools: $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc $(TOOLS)/buf $(TOOLS)/controller-gen
+
+$(TOOLS)/buf: hack/buf/go.mod
+	cd hack/buf && GOBIN=$(TOOLS) $(GO) install github.com/bufbuild/buf/cmd/buf
 
 $(TOOLS)/controller-gen: hack/controller-gen/go.mod
 	cd hack/controller-gen && GOBIN=$(TOOLS) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen
@@ -45,11 +49,7 @@ generate: tools
 	$(TOOLS)/controller-gen object paths=./host/api/...
 	$(TOOLS)/controller-gen crd paths=./host/api/... output:crd:dir=config/crd/bases
 	$(TOOLS)/controller-gen rbac:roleName=kubeopera-controller paths=./host/controller/... output:rbac:dir=config/rbac
-	@command -v protoc >/dev/null || hack/ensure-protoc.sh
-	PATH=$(TOOLS):$$PATH protoc -I sdk/internal/proto \
-		--go_out=sdk/internal/proto --go_opt=paths=source_relative \
-		--go-grpc_out=sdk/internal/proto --go-grpc_opt=paths=source_relative \
-		sdk/internal/proto/provider.proto
+	$(TOOLS)/buf generate
 
 # CI: regenerate and fail when the committed code differs.
 check-generated: generate
