@@ -154,8 +154,8 @@ func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, kube
 // target cluster with the target's own credentials.
 type readyPipeline struct{}
 
-func (readyPipeline) Run(context.Context, *v1.HostCluster, []byte) (v1.Phase, string, error) {
-	return v1.PhaseReady, "ready", nil
+func (readyPipeline) Run(context.Context, *v1.HostCluster, []byte) (string, error) {
+	return "ready", nil
 }
 
 // controllerReconciles runs the real controller manager (leader election
