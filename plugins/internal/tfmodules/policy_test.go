@@ -75,12 +75,3 @@ func attrValues(body *hclsyntax.Body, name string, ctx *hcl.EvalContext, src []b
 	}
 	return out
 }
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
