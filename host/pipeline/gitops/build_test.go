@@ -16,7 +16,7 @@ func prodParams() Params {
 	return Params{
 		ClusterID: "prod-eu-1", ClusterName: "Production EU", Domain: "ops.example.com",
 		Path: "clusters/prod-eu", Version: "v0.4.0", PullSecret: "kubeopera-pull",
-		AdminEmail: "admin@example.com", Provider: ProviderAWS, InstallEBSCSIDriver: true,
+		AdminEmail: "admin@example.com", Provider: ProviderAWS,
 	}
 }
 

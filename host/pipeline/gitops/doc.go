@@ -11,7 +11,7 @@
 //	infrastructure/namespaces.yaml  cert-manager, ingress-nginx, cnpg-system, kubeopera-data, kubeopera-system
 //	infrastructure/cert-manager.yaml   HelmRepository + HelmRelease (CRDs installed by the chart)
 //	infrastructure/ingress-nginx.yaml  HelmRepository + HelmRelease (IngressClass "nginx")
-//	infrastructure/storage.yaml     StorageClass for aws, gcp or azure [+ aws-ebs-csi-driver HelmRelease]
+//	infrastructure/storage.yaml     StorageClass for aws, gcp or azure (the provider installs the CSI driver)
 //	infrastructure/database.yaml    CloudNativePG operator + a PostgreSQL cluster in kubeopera-data
 //	apps/kustomization.yaml
 //	apps/server.yaml                API server: RBAC, Deployment, Service, Ingress at api.<domain>

@@ -85,8 +85,6 @@ var (
 		name: "cloudnative-pg", version: "0.27.x"}
 	chartCNPGCluster = chart{repo: "cloudnative-pg", url: "https://cloudnative-pg.github.io/charts",
 		name: "cluster", version: "0.3.x"}
-	chartEBSCSIDriver = chart{repo: "aws-ebs-csi-driver", url: "https://kubernetes-sigs.github.io/aws-ebs-csi-driver",
-		name: "aws-ebs-csi-driver", version: "2.x"}
 )
 
 // Reconcile intervals of the Flux objects.

@@ -32,7 +32,6 @@ const (
 	releaseCertManager  = "cert-manager"
 	releaseIngressNginx = "ingress-nginx"
 	releaseCNPG         = "cloudnative-pg"
-	releaseEBSCSIDriver = "aws-ebs-csi-driver"
 	// DatabaseRelease is the HelmRelease of KubeOpera's PostgreSQL and the
 	// name of its CloudNativePG Cluster.
 	DatabaseRelease = "kubeopera-postgresql"
@@ -107,7 +106,10 @@ func ingressNginx(p Params) []any {
 }
 
 // storageClassFor says how each known provider provisions block volumes,
-// through the CSI driver its managed clusters ship.
+// through the CSI driver the cluster's provider installs (on AWS: the EKS
+// add-on, or the aws-vanilla bootstrap). The tree installs no driver: it
+// stays the same for every provider's clusters, and a second install would
+// fight the first over the CSIDriver object.
 var storageClassFor = map[string]struct {
 	provisioner string
 	parameters  map[string]string
@@ -117,9 +119,10 @@ var storageClassFor = map[string]struct {
 	ProviderAzure: {"disk.csi.azure.com", map[string]string{"skuName": "StandardSSD_LRS"}},
 }
 
-// storage is the StorageClass for the provider (none for "other") and, when
-// asked, the EBS CSI driver that serves it on self-managed AWS clusters.
-// Volumes are retained when their claim goes: they hold the database.
+// storage is the StorageClass for the provider (none for "other"). Volumes
+// are created in the zone of the pod that first uses them
+// (WaitForFirstConsumer) and retained when their claim goes: they hold the
+// database.
 func storage(p Params) []any {
 	sc, ok := storageClassFor[p.Provider]
 	if !ok {
@@ -128,7 +131,7 @@ func storage(p Params) []any {
 	retain := corev1.PersistentVolumeReclaimRetain
 	waitForConsumer := storagev1.VolumeBindingWaitForFirstConsumer
 	expand := true
-	objs := []any{&storagev1.StorageClass{
+	return []any{&storagev1.StorageClass{
 		TypeMeta:             metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass"},
 		ObjectMeta:           metav1.ObjectMeta{Name: StorageClassName},
 		Provisioner:          sc.provisioner,
@@ -137,11 +140,6 @@ func storage(p Params) []any {
 		VolumeBindingMode:    &waitForConsumer,
 		AllowVolumeExpansion: &expand,
 	}}
-	if p.InstallEBSCSIDriver {
-		objs = append(objs, helmRepository(p, chartEBSCSIDriver),
-			release(p, releaseEBSCSIDriver, "kube-system", chartEBSCSIDriver, nil))
-	}
-	return objs
 }
 
 // databaseStorageClass is the StorageClass of the database's volumes; ""
@@ -183,13 +181,9 @@ func database(p Params) []any {
 			"enablePDB": p.Database.Instances > 1,
 		},
 	}
-	deps := []string{releaseCNPG}
-	if p.InstallEBSCSIDriver {
-		deps = append(deps, releaseEBSCSIDriver)
-	}
 	return []any{
 		helmRepository(p, chartCNPGOperator),
 		release(p, releaseCNPG, namespaceCNPG, chartCNPGOperator, operator),
-		release(p, DatabaseRelease, NamespaceData, chartCNPGCluster, cluster, deps...),
+		release(p, DatabaseRelease, NamespaceData, chartCNPGCluster, cluster, releaseCNPG),
 	}
 }

@@ -41,10 +41,6 @@ type Params struct {
 	// "" / "other" for anything else. It picks the StorageClass (see
 	// Storage) and cloud-specific ingress Service annotations.
 	Provider string
-	// InstallEBSCSIDriver adds the aws-ebs-csi-driver HelmRelease (Provider
-	// "aws" only): for self-managed clusters, which have no EBS driver. EKS
-	// clusters get it as an EKS add-on and leave this false.
-	InstallEBSCSIDriver bool
 	// ClusterIssuer is the cert-manager ClusterIssuer the Ingresses name in
 	// their cert-manager.io/cluster-issuer annotation; default
 	// DefaultClusterIssuer. The tree creates it in its tls layer.
@@ -143,7 +139,7 @@ func (p Params) Validate() error {
 	add(validateOptionalName("flux namespace", p.FluxNamespace))
 	add(validateOptionalName("database storage class", p.Database.StorageClass))
 	add(validateEmail(p.AdminEmail))
-	add(validateProvider(p.Provider, p.InstallEBSCSIDriver))
+	add(validateProvider(p.Provider))
 	add(validateDatabase(p.Database))
 	return errors.Join(errs...)
 }
@@ -244,15 +240,12 @@ func validateEmail(email string) error {
 	return nil
 }
 
-func validateProvider(provider string, ebs bool) error {
+func validateProvider(provider string) error {
 	switch provider {
 	case ProviderAWS, ProviderGCP, ProviderAzure, ProviderOther:
 	default:
 		return fmt.Errorf("provider %q: unknown; use %q, %q, %q, or %q (or \"\") for any other cluster",
 			provider, ProviderAWS, ProviderGCP, ProviderAzure, ProviderOther)
-	}
-	if ebs && provider != ProviderAWS {
-		return fmt.Errorf("install EBS CSI driver: only for provider %q, not %q; leave it false", ProviderAWS, provider)
 	}
 	return nil
 }

@@ -59,7 +59,6 @@ func TestValidateSaysWhatToFix(t *testing.T) {
 		"bad pull secret":      {func(p *Params) { p.PullSecret = "Reg_Cred" }, []string{`pull secret "Reg_Cred": not a Kubernetes object name`}},
 		"bad admin email":      {func(p *Params) { p.AdminEmail = "Admin <a@example.com>" }, []string{"admin email", "just the address"}},
 		"unknown provider":     {func(p *Params) { p.Provider = "openstack" }, []string{`provider "openstack": unknown`, `"aws"`}},
-		"EBS driver on gcp":    {func(p *Params) { p.Provider, p.InstallEBSCSIDriver = ProviderGCP, true }, []string{"EBS CSI driver", `"gcp"`}},
 		"too many instances":   {func(p *Params) { p.Database.Instances = 9 }, []string{"database instances 9", "1 to 5"}},
 		"bad database size":    {func(p *Params) { p.Database.Size = "ten gigs" }, []string{`database size "ten gigs"`, "10Gi"}},
 		"negative size":        {func(p *Params) { p.Database.Size = "-1Gi" }, []string{"positive"}},

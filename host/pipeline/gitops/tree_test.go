@@ -88,7 +88,7 @@ func TestTreeHoldsEveryComponent(t *testing.T) {
 		find(t, objs, "HelmRepository", repo)
 	}
 	want := map[string]string{"cert-manager": "cert-manager", "ingress-nginx": "ingress-nginx",
-		"aws-ebs-csi-driver": "aws-ebs-csi-driver", "cloudnative-pg": "cloudnative-pg", DatabaseRelease: "cluster"}
+		"cloudnative-pg": "cloudnative-pg", DatabaseRelease: "cluster"}
 	if !reflect.DeepEqual(charts, want) {
 		t.Errorf("HelmReleases (name: chart) = %v, want %v", charts, want)
 	}
@@ -96,10 +96,7 @@ func TestTreeHoldsEveryComponent(t *testing.T) {
 	if enabled, _, _ := unstructured.NestedBool(certManager.Object, "spec", "values", "crds", "enabled"); !enabled {
 		t.Error("cert-manager must install its CRDs (values crds.enabled: true)")
 	}
-	sc := find(t, objs, "StorageClass", StorageClassName)
-	if got := str(t, sc, "provisioner"); got != "ebs.csi.aws.com" {
-		t.Errorf("storage class provisioner %q, want the EBS CSI driver", got)
-	}
+	checkAWSStorageClass(t, find(t, objs, "StorageClass", StorageClassName))
 	for name, args := range map[string]string{ServerName: "server", ControllerName: "controller --leader-elect"} {
 		c := deploymentOf(t, find(t, objs, "Deployment", name)).Spec.Template.Spec.Containers[0]
 		if got := strings.Join(c.Args, " "); got != args || len(c.Command) > 0 {

@@ -71,7 +71,7 @@ func newRelay(t *testing.T) *relay {
 		t.Fatal(err)
 	}
 	// aws is not on PATH: the snap stub installs it, as on a node.
-	for _, name := range []string{"kubeadm", "snap", "curl", "gpg", "containerd", "hostname"} {
+	for _, name := range []string{"kubeadm", "snap", "curl", "gpg", "containerd"} {
 		link(t, filepath.Join(src, name), filepath.Join(stubs, name))
 	}
 	for _, name := range stubbed {
@@ -348,9 +348,10 @@ func checkJoinArgs(t *testing.T, evs []event, hash string) {
 			}
 		}
 	}
-	for _, w := range []string{"w0", "w1"} {
+	for w, ip := range map[string]string{"w0": "10.0.1.20", "w1": "10.0.2.20"} {
 		args := evs[index(t, evs, w, "kubeadm-join-start")].args
-		if want := "join api.kubeopera.test:6443 --token " + stubToken + " --discovery-token-ca-cert-hash " + hash; args != want {
+		if want := "join api.kubeopera.test:6443 --token " + stubToken + " --discovery-token-ca-cert-hash " + hash +
+			" --node-name " + privateDNSName(ip); args != want {
 			t.Errorf("%s: kubeadm join args = %q, want %q", w, args, want)
 		}
 	}
@@ -418,8 +419,8 @@ func checkHost(t *testing.T, r *relay, root string) {
 			installs = append(installs, e.args)
 		}
 	}
-	if len(applied) != 1 || !strings.HasSuffix(applied[0], "apply -f "+root+"/var/lib/kubeopera/cni.yaml") {
-		t.Fatalf("member 0 ran kubectl %q, want one apply of the downloaded flannel manifest", applied)
+	if len(applied) != 3 || !strings.HasSuffix(applied[0], "apply -f "+root+"/var/lib/kubeopera/cni.yaml") {
+		t.Fatalf("member 0 ran kubectl %q, want the downloaded flannel manifest applied first, then the cloud controller and the EBS driver", applied)
 	}
 	cni, err := os.ReadFile(filepath.Join(root, "var/lib/kubeopera/cni.yaml"))
 	if err != nil || strings.Contains(string(cni), "docker.io") || strings.Count(string(cni), "image: ghcr.io/flannel-io/") != 3 {
@@ -497,12 +498,12 @@ func TestSingleControlPlaneUsesItsOwnAddress(t *testing.T) {
 	}
 	taint := false
 	for _, e := range evs {
-		if e.node == "cp0" && e.name == "kubectl" && strings.Contains(e.args, "taint node ip-10-0-1-10 node-role.kubernetes.io/control-plane:NoSchedule-") {
+		if e.node == "cp0" && e.name == "kubectl" && strings.Contains(e.args, "taint node "+privateDNSName("10.0.1.10")+" node-role.kubernetes.io/control-plane:NoSchedule-") {
 			taint = true
 		}
 	}
 	if !taint {
-		t.Error("a cluster without workers must untaint its control plane (node name lowercased)")
+		t.Error("a cluster without workers must untaint its control plane (by its Node name, the private DNS name)")
 	}
 	checkSecrets(t, r, res, caHash(t, res["cp0"].root), "10.0.1.10", "single-public.kubeopera.test")
 	if args := evs[index(t, evs, "cp0", "kubeadm-init-start")].args; !strings.Contains(args, "--apiserver-cert-extra-sans single-public.kubeopera.test ") {

@@ -31,9 +31,15 @@ type computeFile struct {
 
 func computeModule(t *testing.T) []computeFile {
 	t.Helper()
-	paths, err := fs.Glob(embedded, "modules/compute/*.tf")
+	return moduleFiles(t, "compute")
+}
+
+// moduleFiles parses every .tf file of an embedded module.
+func moduleFiles(t *testing.T, name string) []computeFile {
+	t.Helper()
+	paths, err := fs.Glob(embedded, "modules/"+name+"/*.tf")
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no compute module files: %v", err)
+		t.Fatalf("no %s module files: %v", name, err)
 	}
 	var files []computeFile
 	for _, p := range paths {
@@ -60,7 +66,7 @@ func block(t *testing.T, files []computeFile, typ string, labels ...string) (str
 			}
 		}
 	}
-	t.Fatalf("compute module has no %s %v", typ, labels)
+	t.Fatalf("module has no %s %v", typ, labels)
 	return "", nil, nil
 }
 
@@ -85,7 +91,7 @@ func local(t *testing.T, files []computeFile, name string) (hclsyntax.Expression
 			}
 		}
 	}
-	t.Fatalf("compute module has no local %s", name)
+	t.Fatalf("module has no local %s", name)
 	return nil, ""
 }
 

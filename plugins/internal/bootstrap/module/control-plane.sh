@@ -27,10 +27,11 @@ ca_cert_hash() {
 }
 
 init_cluster() {
-	local endpoint token certificate_key version
+	local endpoint token certificate_key version node
 	local -a sans=()
 	step resolve-endpoint
 	endpoint="$(control_plane_endpoint)"
+	node="$(node_name)"
 	if [ -n "$KO_PUBLIC_ENDPOINT" ]; then
 		sans=(--apiserver-cert-extra-sans "$KO_PUBLIC_ENDPOINT")
 	fi
@@ -43,10 +44,12 @@ init_cluster() {
 	map_endpoint_to_self
 	kubeadm_tries init --control-plane-endpoint "$endpoint:6443" --upload-certs \
 		--certificate-key "$certificate_key" --token "$token" "${sans[@]}" \
-		--pod-network-cidr "$KO_POD_CIDR" --kubernetes-version "$version" \
+		--pod-network-cidr "$KO_POD_CIDR" --kubernetes-version "$version" --node-name "$node" \
 		--skip-token-print --skip-certificate-key-print
 	step install-cni
 	install_cni
+	install_cloud_controller
+	install_ebs_csi_driver
 	untaint_self
 	unmap_endpoint
 	publish_join_data "$endpoint" "$token" "$certificate_key"
@@ -146,7 +149,7 @@ publish_kubeconfig() {
 # join_control_plane joins strictly after member i-1: two etcd members
 # joining at once can leave etcd without quorum.
 join_control_plane() {
-	local previous=$((KO_INDEX - 1)) join secret certificate_key endpoint token hash
+	local previous=$((KO_INDEX - 1)) join secret certificate_key endpoint token hash node
 	step "wait-for-member-$previous"
 	relay_wait "$KO_PARAM_MEMBERS/$previous" "control-plane member $previous"
 	step read-join-data
@@ -156,9 +159,10 @@ join_control_plane() {
 	endpoint="$(field endpoint <<<"$join")"
 	token="$(field token <<<"$join")"
 	hash="$(field ca_cert_hash <<<"$join")"
+	node="$(node_name)"
 	step kubeadm-join
 	kubeadm_tries join "$endpoint:6443" --control-plane --certificate-key "$certificate_key" \
-		--token "$token" --discovery-token-ca-cert-hash "$hash"
+		--token "$token" --discovery-token-ca-cert-hash "$hash" --node-name "$node"
 	untaint_self
 	install_refresher
 	step publish-joined

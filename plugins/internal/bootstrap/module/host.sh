@@ -68,7 +68,9 @@ install_packages() {
 	step install-packages
 	local repo="https://pkgs.k8s.io/core:/stable:/v$KO_KUBERNETES_VERSION/deb/" pin=""
 	apt_get update
-	apt_get install ca-certificates curl gpg
+	# git: kubectl fetches the cloud controller's and the EBS driver's
+	# kustomize bases with it (cloud.sh).
+	apt_get install ca-certificates curl gpg git
 	install_containerd
 	step install-kubernetes
 	curl -fsSL --retry 5 "${repo}Release.key" |
@@ -103,6 +105,7 @@ configure_containerd() {
 install_node() {
 	prepare_host
 	install_packages
+	configure_kubelet
 	configure_containerd
 }
 
@@ -114,8 +117,8 @@ untaint_self() {
 	fi
 	step untaint
 	local node
-	node="$(hostname)"
-	quiet kubectl --kubeconfig "$KO_KUBECONFIG" taint node "${node,,}" node-role.kubernetes.io/control-plane:NoSchedule-
+	node="$(node_name)"
+	quiet kubectl --kubeconfig "$KO_KUBECONFIG" taint node "$node" node-role.kubernetes.io/control-plane:NoSchedule-
 }
 
 # install_cni applies the pod network manifest with its images taken from

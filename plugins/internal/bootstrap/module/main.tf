@@ -158,6 +158,26 @@ variable "cni_manifest_url" {
   }
 }
 
+variable "cloud_controller_version" {
+  description = "cloud-provider-aws release member 0 installs (git tag and image tag), e.g. v1.36.0; empty for v<kubernetes_version>.0, as its releases follow Kubernetes minors."
+  type        = string
+  default     = ""
+  validation {
+    condition     = can(regex("^(v1\\.[0-9]+\\.[0-9]+)?$", var.cloud_controller_version))
+    error_message = "cloud_controller_version must be empty or a release such as v1.36.0."
+  }
+}
+
+variable "ebs_csi_driver_ref" {
+  description = "Git ref of aws-ebs-csi-driver whose stable kustomize overlay member 0 applies (a release branch or tag)."
+  type        = string
+  default     = "release-1.45"
+  validation {
+    condition     = can(regex("^[A-Za-z0-9._-]+$", var.ebs_csi_driver_ref))
+    error_message = "ebs_csi_driver_ref must be a git ref such as release-1.45 or v1.45.0."
+  }
+}
+
 variable "untaint_control_plane" {
   description = "Let workloads run on control-plane nodes; set when the cluster has no workers."
   type        = bool
@@ -210,12 +230,14 @@ locals {
     kubeconfig_kms_key    = var.kubeconfig_kms_key
     pod_cidr              = var.pod_cidr
     cni_manifest_url      = var.cni_manifest_url
+    ccm_version           = var.cloud_controller_version
+    ebs_csi_driver_ref    = var.ebs_csi_driver_ref
     untaint_control_plane = var.untaint_control_plane
     poll_interval_seconds = var.poll_interval_seconds
     wait_timeout_seconds  = var.wait_timeout_seconds
     parameters            = local.parameters
   })
-  body = [for f in ["lib.sh", "host.sh", "control-plane.sh", "worker.sh"] : file("${path.module}/${f}")]
+  body = [for f in ["lib.sh", "host.sh", "cloud.sh", "control-plane.sh", "worker.sh"] : file("${path.module}/${f}")]
 }
 
 output "script" {

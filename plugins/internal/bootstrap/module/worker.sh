@@ -1,7 +1,7 @@
 # ---- worker.sh: join as a worker once member 0 is ready ----
 
 worker_main() {
-	local join endpoint token hash
+	local join endpoint token hash node
 	install_node
 	step wait-for-control-plane
 	relay_wait "$KO_PARAM_MEMBERS/0" "control-plane member 0"
@@ -10,8 +10,9 @@ worker_main() {
 	endpoint="$(field endpoint <<<"$join")"
 	token="$(field token <<<"$join")"
 	hash="$(field ca_cert_hash <<<"$join")"
+	node="$(node_name)"
 	step kubeadm-join
-	kubeadm_tries join "$endpoint:6443" --token "$token" --discovery-token-ca-cert-hash "$hash"
+	kubeadm_tries join "$endpoint:6443" --token "$token" --discovery-token-ca-cert-hash "$hash" --node-name "$node"
 	step publish-joined
 	relay_put_text "$KO_MARKER" String joined
 }

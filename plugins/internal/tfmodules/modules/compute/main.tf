@@ -100,7 +100,10 @@ resource "aws_instance" "control_plane" {
     http_endpoint = "enabled"
     http_tokens   = "required"
     # 1 hop: pods cannot reach the metadata service, so they cannot borrow
-    # the node's role and read the relay's secrets.
+    # the node's role and read the relay's secrets. The two pods that need
+    # this role's credentials, the cloud controller manager and the EBS CSI
+    # driver's controller, run on the host network (one hop), as the
+    # driver's documentation allows instead of a hop limit of 2.
     http_put_response_hop_limit = 1
   }
 
@@ -110,11 +113,11 @@ resource "aws_instance" "control_plane" {
     encrypted   = true
   }
 
-  tags = {
+  tags = merge(local.cluster_tag, {
     Name                  = "${var.name}-control-plane-${count.index}"
     "kubeopera.io/role"   = "control-plane"
     "kubeopera.io/member" = tostring(count.index)
-  }
+  })
 
   lifecycle {
     # A newer Ubuntu image or an edited script must not replace a running

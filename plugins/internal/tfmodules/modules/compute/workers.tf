@@ -14,8 +14,12 @@ resource "aws_launch_template" "worker" {
   }
 
   metadata_options {
-    http_endpoint               = "enabled"
-    http_tokens                 = "required"
+    http_endpoint = "enabled"
+    http_tokens   = "required"
+    # 1 hop: pods cannot reach the metadata service, so they cannot borrow
+    # the worker role and read the relay's join data. The EBS CSI node
+    # plugin needs no credentials and reads what it needs from the Node
+    # object the cloud controller manager fills in.
     http_put_response_hop_limit = 1
   }
 
@@ -33,7 +37,7 @@ resource "aws_launch_template" "worker" {
   # Group launches; these do.
   tag_specifications {
     resource_type = "instance"
-    tags          = merge(var.tags, { Name = "${var.name}-worker", "kubeopera.io/role" = "worker" })
+    tags          = merge(var.tags, local.cluster_tag, { Name = "${var.name}-worker", "kubeopera.io/role" = "worker" })
   }
 
   tag_specifications {

@@ -3,18 +3,24 @@
 # cluster with flannel needs is open; etcd is reachable from control-plane
 # members only.
 
+# The cluster tag marks each node's one security group as the one the AWS
+# cloud controller manager adds a load balancer's ingress rules to.
+locals {
+  cluster_tag = { "kubernetes.io/cluster/${var.name}" = "owned" }
+}
+
 resource "aws_security_group" "control_plane" {
   name        = "${var.name}-control-plane"
   description = "Control-plane members of ${var.name}"
   vpc_id      = var.vpc_id
-  tags        = { Name = "${var.name}-control-plane" }
+  tags        = merge(local.cluster_tag, { Name = "${var.name}-control-plane" })
 }
 
 resource "aws_security_group" "worker" {
   name        = "${var.name}-worker"
   description = "Worker nodes of ${var.name}"
   vpc_id      = var.vpc_id
-  tags        = { Name = "${var.name}-worker" }
+  tags        = merge(local.cluster_tag, { Name = "${var.name}-worker" })
 }
 
 locals {

@@ -1,0 +1,100 @@
+# ---- cloud.sh: external cloud provider, AWS cloud controller manager (CCM), EBS CSI driver ----
+# Why here and not in the GitOps tree: docs/aws.md, "Storage and load balancers".
+
+# configure_kubelet: the deb's kubeadm drop-in reads /etc/default/kubelet
+# (kubeadm init/join flags cannot carry kubelet flags).
+configure_kubelet() {
+	step configure-kubelet
+	mkdir -p "$KO_ROOT/etc/default"
+	printf 'KUBELET_EXTRA_ARGS=--cloud-provider=external\n' >"$KO_ROOT/etc/default/kubelet"
+}
+
+# node_name prints the private DNS name, which the CCM requires as Node
+# name (not Ubuntu's short host name); IMDS may list several.
+node_name() {
+	local names
+	names="$(imds local-hostname)"
+	printf '%s' "${names%% *}"
+}
+
+cloud_controller_version() {
+	printf '%s' "${KO_CLOUD_CONTROLLER_VERSION:-v$KO_KUBERNETES_VERSION.0}"
+}
+
+# apply_kustomization NAME applies stdin as NAME's kustomization.yaml.
+apply_kustomization() {
+	local dir="$KO_WORK/$1"
+	mkdir -p "$dir"
+	cat >"$dir/kustomization.yaml"
+	quiet kubectl --kubeconfig "$KO_KUBECONFIG" apply -k "$dir"
+}
+
+# The CCM example selects the old master label: moved to control planes.
+install_cloud_controller() {
+	local version
+	step install-cloud-controller
+	version="$(cloud_controller_version)"
+	apply_kustomization cloud-controller <<EOF_CCM
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=$version
+patches:
+- target:
+    kind: DaemonSet
+    name: aws-cloud-controller-manager
+  patch: |-
+    - op: replace
+      path: /spec/template/spec/containers/0/image
+      value: registry.k8s.io/provider-aws/cloud-controller-manager:$version
+    - op: replace
+      path: /spec/template/spec/nodeSelector
+      value:
+        node-role.kubernetes.io/control-plane: ""
+    - op: replace
+      path: /spec/template/spec/tolerations
+      value:
+      - key: node.cloudprovider.kubernetes.io/uninitialized
+        value: "true"
+        effect: NoSchedule
+      - key: node-role.kubernetes.io/control-plane
+        operator: Exists
+        effect: NoSchedule
+EOF_CCM
+}
+
+# The EBS controller: on a control plane, host network (IMDS), so one
+# replica, replaced not surged (host ports).
+install_ebs_csi_driver() {
+	step install-ebs-csi-driver
+	apply_kustomization ebs-csi-driver <<EOF_EBS
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable?ref=$KO_EBS_CSI_DRIVER_REF
+patches:
+- target:
+    kind: Deployment
+    name: ebs-csi-controller
+  patch: |-
+    - op: add
+      path: /spec/replicas
+      value: 1
+    - op: add
+      path: /spec/strategy
+      value:
+        type: Recreate
+    - op: add
+      path: /spec/template/spec/hostNetwork
+      value: true
+    - op: add
+      path: /spec/template/spec/nodeSelector/node-role.kubernetes.io~1control-plane
+      value: ""
+    - op: add
+      path: /spec/template/spec/tolerations/-
+      value:
+        key: node-role.kubernetes.io/control-plane
+        operator: Exists
+        effect: NoSchedule
+EOF_EBS
+}
