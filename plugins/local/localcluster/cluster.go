@@ -55,11 +55,15 @@ func Inspect(root, id string) (Status, error) {
 	if !c.exists() {
 		return Status{}, fmt.Errorf("%w %q in %s", ErrNotFound, id, filepath.Dir(c.dir))
 	}
+	// Processes first, then the state: the starter records Ready (or
+	// Failed) before it exits, so a starter gone before a state that
+	// still says Starting really stopped early. The other order calls a
+	// start that just finished lost.
+	running := c.running()
 	st, err := c.readState()
 	if err != nil {
 		return Status{}, err
 	}
-	running := c.running()
 	switch st.Phase {
 	case Starting:
 		if _, ok := running["starter"]; !ok {
