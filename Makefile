@@ -27,7 +27,7 @@ cli:
 plugins:
 	@mkdir -p $(BIN)/plugins
 	@for p in $(PLUGINS); do \
-		$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/plugins/kubeopera-provider-$$p ./plugins/$$p || exit 1; \
+		$(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(BIN)/plugins/kubeopera-provider-$$p ./plugins/$$p || exit 1; \
 	done
 
 # Code generators: protoc plugins pinned in hack/tools/go.mod, buf (which
