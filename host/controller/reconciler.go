@@ -6,6 +6,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -126,6 +127,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if kubeconfig == nil || err != nil {
 		return res, err
 	}
+	if err := r.announcePipeline(ctx, hc, before); err != nil {
+		return ctrl.Result{}, err
+	}
 	pres, err := r.runPipeline(ctx, hc, kubeconfig)
 	if err != nil {
 		return earliest(res, pres), err
@@ -173,6 +177,33 @@ func (r *Reconciler) runPipeline(ctx context.Context, hc *v1.HostCluster, kubeco
 	}
 	setCondition(hc, v1.ConditionReady, metav1.ConditionTrue, v1.ReasonPipelineDone, msg)
 	return ctrl.Result{}, nil
+}
+
+// announcePipeline writes, before the pipeline starts on a cluster just
+// reached, that it is bootstrapping Flux: the first step can hold this
+// reconcile for minutes (Helm waits for Flux's hooks), and until then the
+// status would still say Pending or ValidatingAccess although access was
+// validated. before becomes what was written, so the deferred patch and its
+// event start from there.
+func (r *Reconciler) announcePipeline(ctx context.Context, hc, before *v1.HostCluster) error {
+	switch hc.Status.Phase {
+	case v1.PhasePending, v1.PhaseValidatingAccess, v1.PhaseProvisioning:
+	default:
+		return nil
+	}
+	if r.Pipeline == nil {
+		return nil // runPipeline answers at once
+	}
+	hc.Status.Phase = v1.PhaseBootstrappingFlux
+	hc.Status.Message = strings.TrimPrefix(hc.Status.Message+"; installing Flux", "; ")
+	r.Recorder.Eventf(hc, "Normal", string(hc.Status.Phase), "%s", hc.Status.Message)
+	ctrl.LoggerFrom(ctx).Info("phase changed", "from", before.Status.Phase, "to", hc.Status.Phase)
+	hc.Status.ObservedGeneration = hc.Generation
+	if err := r.Status().Patch(ctx, hc, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("record that %s is bootstrapping Flux: %w", hc.Name, err)
+	}
+	*before = *hc.DeepCopy()
+	return nil
 }
 
 func setCondition(hc *v1.HostCluster, typ string, status metav1.ConditionStatus, reason, msg string) {
