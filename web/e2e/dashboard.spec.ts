@@ -74,14 +74,14 @@ test('Connect Existing: field errors from the server, then a live sandbox cluste
   await page.getByRole('button', { name: 'New Cluster' }).click();
   const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
   await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
-  await expect(wizard.getByLabel('Name')).toHaveAttribute('aria-invalid', 'true');
+  await expect(wizard.getByRole('textbox', { name: 'Name', exact: true })).toHaveAttribute('aria-invalid', 'true');
   await expect(wizard.locator('.field-error').first()).toBeVisible();
   await expect(wizard.getByText('must be a DNS name such as apps.example.com', { exact: false })).toBeVisible();
   await expectAccessible(page);
   await shoot(page, 'wizard-connect-errors');
-  await wizard.getByLabel('Name').fill('live-sandbox');
+  await wizard.getByRole('textbox', { name: 'Name', exact: true }).fill('live-sandbox');
   await wizard.getByLabel('Region').fill('eu-north-1');
-  await wizard.getByLabel('Kubeconfig', { exact: true }).fill(readFileSync(readState().kubeconfig!, 'utf8'));
+  await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(readFileSync(readState().kubeconfig!, 'utf8'));
   await wizard.getByLabel('Domain').fill('live.example.com');
   await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
   await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
@@ -98,8 +98,8 @@ test('Connect Existing with an unreachable cluster: amber, then red with the rea
   await signIn(page, admin);
   await page.getByRole('button', { name: 'New Cluster' }).click();
   const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
-  await wizard.getByLabel('Name').fill('unreachable');
-  await wizard.getByLabel('Kubeconfig', { exact: true }).fill(unreachableKubeconfig);
+  await wizard.getByRole('textbox', { name: 'Name', exact: true }).fill('unreachable');
+  await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(unreachableKubeconfig);
   await wizard.getByLabel('Domain').fill('gone.example.com');
   await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
   await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
