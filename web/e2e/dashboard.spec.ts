@@ -195,6 +195,26 @@ test('cluster detail: phase timeline, nodes and the kubectl commands for this cl
   await expect(page.getByRole('heading', { name: 'live-sandbox' })).toBeVisible();
 });
 
+test('filters narrow the cards through the API: name prefix, phase, source', async ({ page }) => {
+  await signIn(page, admin);
+  const cards = page.getByTestId('cluster-card');
+  await expect(cards.filter({ hasText: 'live-sandbox' })).toHaveCount(1);
+  const filters = page.getByRole('search', { name: 'Filter clusters' });
+  const asked = page.waitForRequest((r) => r.url().includes('/api/v1/clusters?') && r.url().includes('namePrefix=live'));
+  await filters.getByLabel('Name starts with').fill('live');
+  await asked;
+  await expect(cards).toHaveCount(1);
+  await expect(cards.first()).toContainText('live-sandbox');
+  await filters.getByLabel('Name starts with').fill('');
+  await filters.getByLabel('Source').selectOption('self_registered');
+  await expect(cards).toHaveCount(1);
+  await expect(cards.first()).toContainText('Self-registered');
+  await filters.getByLabel('Phase').selectOption('Deleting');
+  await expect(page.getByText('No clusters match these filters.')).toBeVisible();
+  await expect(cards).toHaveCount(0);
+  await expectAccessible(page);
+});
+
 test('disconnect asks first and says what is not touched', async ({ page }) => {
   await signIn(page, admin);
   const card = page.getByTestId('cluster-card').filter({ hasText: 'unreachable' });
