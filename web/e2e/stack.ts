@@ -153,11 +153,21 @@ export function stopStack() {
   for (const pid of [...s.pids].reverse()) signal(pid, 'SIGTERM');
   const end = Date.now() + 90_000;
   for (const pid of s.pids) {
-    while (Date.now() < end && signal(pid, 0)) spawnSync('sleep', ['0.2']);
+    while (Date.now() < end && running(pid)) spawnSync('sleep', ['0.2']);
     signal(-pid, 'SIGKILL');
   }
   if (!process.env.KUBEOPERA_E2E_KEEP) rmSync(s.dir, { recursive: true, force: true });
   rmSync(stateFile, { force: true });
+}
+
+// running reports whether pid runs. An exited child this process has not
+// reaped yet (a zombie) answers signals, so its state is read instead.
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 // signal reports whether the process (group, when pid < 0) was there.
