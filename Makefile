@@ -68,17 +68,21 @@ testbin:
 	hack/build-testbin.sh
 
 # Everything: generated-code drift, vet, gofmt and go mod tidy, the lint
-# (golangci-lint pinned in hack/golangci-lint, .golangci.yml), the dashboard
-# build from its lock (npm ci, tsc, vite: it fails on a type error), the
-# sandbox and Flux binaries, shellcheck (apt) for the bootstrap scripts, then
-# every test with a throwaway PostgreSQL 15 (plugin_test builds the plugins
-# itself). The browser suite (test-web) is not part of it yet.
-test: check-generated vet check-format lint web testbin
+# (golangci-lint pinned in hack/golangci-lint, .golangci.yml), the build
+# (the dashboard from its lock: npm ci, tsc, vite, so it fails on a type
+# error; the CLI and the plugins), the sandbox and Flux binaries,
+# shellcheck (apt) for the bootstrap scripts, then every test with a
+# throwaway PostgreSQL 15 (plugin_test builds the plugins itself), the SDK
+# modules' tests (the Terraform runner's against a sandbox), the kubeopera
+# dev end-to-end tests on their own, and last the dashboard in a real
+# browser (test-web, without building again).
+test: check-generated vet check-format lint build testbin
 	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
 	$(GO) -C sdk test -count=1 -timeout 20m ./...
 	$(GO) run ./hack/with-sandbox $(GO) -C sdk/terraform test -count=1 -timeout 20m ./...
 	KUBEOPERA_TEST_DEV=1 $(GO) test -count=1 -timeout 20m -run 'TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing|TestOutsiderPluginProvisionsThroughTheServerToReady' ./cmd/kubeopera/
+	$(MAKE) -o build -o testbin test-web
 
 # Lint: golangci-lint pinned in hack/golangci-lint/go.mod (its own module),
 # the config in .golangci.yml, over the root module and the SDK's modules,
@@ -147,11 +151,13 @@ web-types:
 	$(GO) run ./hack/openapi > web/openapi.json
 	cd web && npx openapi-typescript ./openapi.json -o src/api/schema.d.ts
 
-# The dashboard in a real browser: Debian's chromium (installed with apt when
-# missing; Playwright never downloads one) against the real server,
-# controller and a management sandbox. Screenshots: web/e2e/screenshots.
+# The dashboard in a real browser: the Playwright suite in web/e2e (its
+# npm packages come with the build's npm ci) in Debian's chromium,
+# installed with apt when /usr/bin/chromium is missing (Playwright never
+# downloads a browser), against `kubeopera dev` on a free port.
+# Screenshots: web/e2e/screenshots.
 test-web: build testbin
-	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	cd web && npx playwright test
 
 # Dashboard figures: gzipped JS+CSS (budget 350 KB) and the time until

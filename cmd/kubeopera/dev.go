@@ -77,6 +77,10 @@ func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptio
 	}
 	c := serve.Config{DataDir: env.DataDir, Listen: listen, PluginDir: o.pluginDir, Getenv: os.LookupEnv,
 		ManagementKubeconfig: env.Management.KubeconfigPath, SelfKubeconfig: env.Management.KubeconfigPath}
+	// A newcomer signs in to the dashboard as admin, without the setup secret.
+	if _, err := serve.EnsureSuperAdmin(ctx, c, devAdmin, "admin@kubeopera.test"); err != nil {
+		return err
+	}
 	o.db, o.metricsAddr, o.probeAddr, o.concurrency = c, "0", "0", 4
 	o.retryWindow, o.chart.RepoURL, o.chartCache = time.Minute, env.ChartRepoURL, filepath.Join(env.DataDir, "charts")
 	mc, err := client.New(env.Management.Config, client.Options{Scheme: controllerScheme()})
@@ -90,7 +94,7 @@ func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptio
 	go func() { env.RunFlux(runCtx, mc, say); close(fluxDone) }()
 	defer func() { cancel(); <-fluxDone }()
 	return serveWithControllerOn(runCtx, env.Management.Config, c, o, out, logOut, func(addr string) {
-		devBanner(say, env, addr, time.Since(start))
+		devBanner(say, env, serve.AdminPasswordFile(c), addr, time.Since(start))
 	})
 }
 
@@ -107,10 +111,14 @@ func devPluginSettings(env *devenv.Env) error {
 	return os.Setenv("KUBEOPERA_TESTBIN_DIR", bin)
 }
 
-func devBanner(say func(string, ...any), env *devenv.Env, addr string, took time.Duration) {
+// devAdmin is the super-admin `kubeopera dev` signs in as.
+const devAdmin = "admin"
+
+func devBanner(say func(string, ...any), env *devenv.Env, passwordFile, addr string, took time.Duration) {
 	say("")
 	say("KubeOpera is ready in %s: http://%s", took.Round(100*time.Millisecond), addr)
-	say("  sign in with the platform-admin token in %s", filepath.Join(env.DataDir, "admin-token"))
+	say("  dashboard: sign in as %s with the password in %s", devAdmin, passwordFile)
+	say("  API: sign in with the platform-admin token in %s", filepath.Join(env.DataDir, "admin-token"))
 	say("  management cluster: kubectl --kubeconfig %s get hostclusters -A", env.Management.KubeconfigPath)
 	say("  GitOps repository: %s (credentials: Secret %s)", env.GitRepoURL, devenv.GitSecret)
 	say("  provision a development cluster with the local provider:")

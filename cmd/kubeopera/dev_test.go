@@ -26,14 +26,18 @@ type devProcess struct {
 	cmd   *exec.Cmd
 	url   string
 	token string
-	repo  string
-	lines chan string
-	exit  chan error
+	// password is the dashboard's admin password, from the file the
+	// banner names.
+	password string
+	repo     string
+	lines    chan string
+	exit     chan error
 }
 
 var (
 	readyLine = regexp.MustCompile(`^KubeOpera is ready in (\S+): (http://\S+)$`)
 	tokenLine = regexp.MustCompile(`sign in with the platform-admin token in (\S+)$`)
+	adminLine = regexp.MustCompile(`dashboard: sign in as admin with the password in (\S+)$`)
 	repoLine  = regexp.MustCompile(`GitOps repository: (\S+) `)
 )
 
@@ -84,7 +88,7 @@ func startDev(t *testing.T, root string) *devProcess {
 	}()
 	start := time.Now()
 	deadline := time.After(5 * time.Minute)
-	for d.url == "" || d.token == "" || d.repo == "" {
+	for d.url == "" || d.token == "" || d.password == "" || d.repo == "" {
 		select {
 		case line, ok := <-d.lines:
 			if !ok {
@@ -99,6 +103,8 @@ func startDev(t *testing.T, root string) *devProcess {
 					t.Fatal(err)
 				}
 				d.token = strings.TrimSpace(string(tok))
+			} else if m := adminLine.FindStringSubmatch(line); m != nil {
+				d.password = readPrivate(t, m[1])
 			} else if m := repoLine.FindStringSubmatch(line); m != nil {
 				d.repo = m[1]
 			}
@@ -189,6 +195,7 @@ func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
 	}
 	root := t.TempDir()
 	d := startDev(t, root)
+	d.signInAsAdmin(t)
 	pipeline := map[string]any{"domain": "demo.kubeopera.test", "gitOpsRepoURL": d.repo, "gitOpsPath": "clusters/demo",
 		"gitCredentialsSecretRef": devenv.GitSecret}
 	req := map[string]any{"name": "demo", "provider": "local", "inputs": map[string]string{"nodeCount": "1"}}
@@ -274,6 +281,38 @@ func startLocalCluster(t *testing.T, root, id string) []byte {
 		t.Fatal(err)
 	}
 	return kc
+}
+
+// readPrivate reads a file that must be readable by its owner only.
+func readPrivate(t *testing.T, path string) string {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %v, want 0600", path, fi.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// signInAsAdmin signs in to the dashboard's API the way a newcomer does,
+// with the password dev wrote.
+func (d *devProcess) signInAsAdmin(t *testing.T) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"username": "admin", "password": d.password})
+	resp, err := http.Post(d.url+"/api/v1/session", "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("signing in as admin with the password dev wrote answered %d, want 201", resp.StatusCode)
+	}
 }
 
 func tail(s string, n int) string {

@@ -122,6 +122,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		rep, _ := r.report(ctx, hc, err)
 		return earliest(res, rep), nil
 	}
+	if ares, ok := r.announcePipeline(ctx, hc, before); !ok {
+		return ares, nil
+	}
 	pres, _ := r.report(ctx, hc, r.runPipeline(ctx, hc, kubeconfig))
 	return earliest(earliest(res, pres), r.inventory(ctx, hc, before.Status.Phase, kubeconfig)), nil
 }

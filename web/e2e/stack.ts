@@ -1,24 +1,48 @@
-// Starts the real KubeOpera processes the browser tests run against: a
-// management sandbox (kubeopera dev: etcd, kube-apiserver, simulated
-// nodes), the server on it and, for the e2e suite, the controller.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Starts the real KubeOpera the browser tests run against. The e2e suite
+// runs `kubeopera dev` (management sandbox, server, controller, git
+// server, Flux) and signs in as the admin it creates; the benchmark runs a
+// bare server on a seeded database.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { addNodes } from './kube';
 
 export const repo = resolve(import.meta.dirname, '../..');
 export const bin = join(repo, 'bin/kubeopera');
 export const stateFile = join(import.meta.dirname, '.stack.json');
 
-export const admin = { username: 'e2e-admin', password: 'e2e-admin-password-0123' };
-export const viewer = { username: 'e2e-viewer', password: 'e2e-viewer-password-0123' };
+type User = { username: string; password: string };
 
-export type StackState = { baseURL: string; dir: string; kubeconfig?: string; pids: number[] };
+export type StackState = {
+  baseURL: string;
+  dir: string;
+  kubeconfig?: string;
+  pids: number[];
+  users: { admin: User; viewer: User };
+};
 
 export function readState(): StackState {
   return JSON.parse(readFileSync(stateFile, 'utf8'));
 }
+
+// The users are read when a test uses them: the stack makes them after the
+// spec files are loaded.
+function stackUser(role: 'admin' | 'viewer'): User {
+  return {
+    get username() { return readState().users[role].username; },
+    get password() { return readState().users[role].password; },
+  };
+}
+
+export const admin = stackUser('admin');
+export const viewer = stackUser('viewer');
+
+// The viewer is made with known passwords; the admin is dev's own, or made
+// the same way for the bare server.
+const viewerUser: User = { username: 'e2e-viewer', password: 'e2e-viewer-password-0123' };
+const benchAdmin: User = { username: 'e2e-admin', password: 'e2e-admin-password-0123' };
 
 function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
@@ -31,54 +55,86 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(dir: string, name: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+function start(dir: string, name: string, args: string[], env: Record<string, string> = {}): number {
   const log = openSync(join(dir, `${name}.log`), 'a');
   const p = spawn(bin, args, { cwd: repo, detached: true, stdio: ['ignore', log, log], env: { ...process.env, ...env } });
   p.unref();
-  return p;
+  return p.pid!;
 }
 
-async function until(what: string, timeoutMs: number, check: () => Promise<boolean> | boolean, dir: string) {
+async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, dir: string): Promise<T> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    if (await check()) return;
+    const v = await check();
+    if (v) return v;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${what} not ready after ${timeoutMs / 1000}s; logs in ${dir}`);
 }
 
-function createUser(dataDir: string, u: { username: string; password: string }, role: string) {
+function createUser(dataDir: string, u: User, role: string) {
   const r = spawnSync(bin, ['users', 'create', '--data-dir', dataDir, '--username', u.username,
     '--email', `${u.username}@example.com`, '--role', role, '--password-stdin'], { cwd: repo, input: u.password + '\n' });
   if (r.status !== 0) throw new Error(`users create ${u.username}: ${r.stderr}`);
 }
 
+function save(state: StackState) {
+  writeFileSync(stateFile, JSON.stringify(state));
+}
+
 export async function startStack(opts: { sandbox: boolean; seed?: number }): Promise<StackState> {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run 'make build' first`);
   const dir = mkdtempSync(join(tmpdir(), 'kubeopera-e2e-'));
+  const state: StackState = { baseURL: '', dir, pids: [], users: { admin: benchAdmin, viewer: viewerUser } };
+  save(state);
+  if (opts.sandbox) await startDev(state);
+  else await startServer(state, opts.seed);
+  return state;
+}
+
+// startDev runs `kubeopera dev` and reads from its banner where it serves
+// and the admin's password file; the viewer goes into its data directory.
+// Three simulated nodes in eu-north-1 give Register This Cluster something
+// to show.
+async function startDev(state: StackState) {
+  const { dir } = state;
+  const port = await freePort();
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
+  state.kubeconfig = join(dir, 'kubeconfig');
+  state.pids.push(start(dir, 'dev', ['dev', '--listen', `127.0.0.1:${port}`, '--plugin-dir', join(repo, 'bin/plugins'),
+    '--kubeconfig-out', state.kubeconfig, '--poll-interval', '500ms'], { TMPDIR: tmp }));
+  save(state);
+  const log = join(dir, 'dev.log');
+  const banner = await until('kubeopera dev', 300_000, () => {
+    const text = readFileSync(log, 'utf8');
+    const url = /^KubeOpera is ready in \S+: (http:\/\/\S+)$/m.exec(text)?.[1];
+    const passwordFile = /dashboard: sign in as (\S+) with the password in (\S+)$/m.exec(text);
+    return url && passwordFile ? { url, username: passwordFile[1], passwordFile: passwordFile[2] } : undefined;
+  }, dir);
+  state.baseURL = banner.url;
+  state.users.admin = { username: banner.username, password: readFileSync(banner.passwordFile, 'utf8').trim() };
+  createUser(dirname(banner.passwordFile), viewerUser, 'viewer');
+  save(state);
+  await addNodes(state.kubeconfig, 'eu-north-1', 3);
+}
+
+// startServer runs a bare server (no management cluster) on a database
+// seeded with clusters.
+async function startServer(state: StackState, seed?: number) {
+  const { dir } = state;
   const dataDir = join(dir, 'data');
-  const pids: number[] = [];
-  const state: StackState = { baseURL: '', dir, pids };
-  writeFileSync(stateFile, JSON.stringify(state));
-  if (opts.seed) {
-    const r = spawnSync('go', ['run', './hack/dashboard-seed', '-data-dir', dataDir, '-n', String(opts.seed)], { cwd: repo });
+  if (seed) {
+    const r = spawnSync('go', ['run', './hack/dashboard-seed', '-data-dir', dataDir, '-n', String(seed)], { cwd: repo });
     if (r.status !== 0) throw new Error(`seed: ${r.stderr}`);
   }
-  createUser(dataDir, admin, 'platform-admin');
-  createUser(dataDir, viewer, 'viewer');
-  const serverArgs = ['server', '--data-dir', dataDir, '--plugin-dir', join(repo, 'bin/plugins')];
-  if (opts.sandbox) {
-    const kubeconfig = join(dir, 'kubeconfig');
-    state.kubeconfig = kubeconfig;
-    pids.push(start(dir, 'sandbox', ['dev', '--kubeconfig-out', kubeconfig, '--nodes', '3']).pid!);
-    writeFileSync(stateFile, JSON.stringify(state));
-    await until('the management sandbox', 300_000, () => existsSync(kubeconfig), dir);
-    serverArgs.push('--kubeconfig', kubeconfig, '--self-kubeconfig', kubeconfig);
-  }
+  createUser(dataDir, benchAdmin, 'platform-admin');
+  createUser(dataDir, viewerUser, 'viewer');
   const port = await freePort();
   state.baseURL = `http://127.0.0.1:${port}`;
-  pids.push(start(dir, 'server', [...serverArgs, '--listen', `127.0.0.1:${port}`]).pid!);
-  writeFileSync(stateFile, JSON.stringify(state));
+  state.pids.push(start(dir, 'server', ['server', '--data-dir', dataDir, '--plugin-dir', join(repo, 'bin/plugins'),
+    '--listen', `127.0.0.1:${port}`]));
+  save(state);
   await until('kubeopera server', 120_000, async () => {
     try {
       return (await fetch(`${state.baseURL}/readyz`)).ok;
@@ -86,38 +142,40 @@ export async function startStack(opts: { sandbox: boolean; seed?: number }): Pro
       return false;
     }
   }, dir);
-  if (opts.sandbox) {
-    // Unreachable clusters fail after 15s instead of 5 minutes.
-    pids.push(start(dir, 'controller', ['controller', '--kubeconfig', state.kubeconfig!, '--data-dir', dataDir,
-      '--plugin-dir', join(repo, 'bin/plugins'), '--leader-elect=false', '--metrics-bind-address', '0',
-      '--health-probe-bind-address', '0', '--access-retry-window', '15s', '--chart-cache', join(dir, 'charts')]).pid!);
-    writeFileSync(stateFile, JSON.stringify(state));
-  }
-  return state;
 }
 
 export function stopStack() {
   if (!existsSync(stateFile)) return;
   const s = readState();
-  // Each process leads its own group; the server stops before the sandbox.
-  for (const pid of [...s.pids].reverse()) {
-    try {
-      process.kill(-pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  }
-  const end = Date.now() + 30_000;
+  // SIGTERM to the process itself: dev then stops and removes everything
+  // it started. Whatever is left of its process group after a minute and a
+  // half is killed.
+  for (const pid of [...s.pids].reverse()) signal(pid, 'SIGTERM');
+  const end = Date.now() + 90_000;
   for (const pid of s.pids) {
-    while (Date.now() < end) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        break;
-      }
-      spawnSync('sleep', ['0.2']);
-    }
+    while (Date.now() < end && running(pid)) spawnSync('sleep', ['0.2']);
+    signal(-pid, 'SIGKILL');
   }
   if (!process.env.KUBEOPERA_E2E_KEEP) rmSync(s.dir, { recursive: true, force: true });
   rmSync(stateFile, { force: true });
+}
+
+// running reports whether pid runs. An exited child this process has not
+// reaped yet (a zombie) answers signals, so its state is read instead.
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+// signal reports whether the process (group, when pid < 0) was there.
+function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
 }

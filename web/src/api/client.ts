@@ -77,11 +77,29 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   return data as T;
 }
 
+/** A page of GET /clusters: limit, the continue token of the previous page, filters. */
+export type ClusterQuery = {
+  limit?: number;
+  continue?: string;
+  phase?: string;
+  provider?: string;
+  source?: string;
+  namePrefix?: string;
+};
+
+/** "?a=1&b=2" of the parameters that are set, or "". */
+function queryString(q: Record<string, string | number | undefined>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== '') p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
 export const api = {
   session: () => request<Session>('GET', '/api/v1/session'),
   signIn: (username: string, password: string) => request<Session>('POST', '/api/v1/session', { username, password }),
   signOut: () => request<void>('DELETE', '/api/v1/session'),
-  clusters: () => request<ClusterList>('GET', '/api/v1/clusters'),
+  clusters: (q: ClusterQuery = {}) => request<ClusterList>('GET', `/api/v1/clusters${queryString(q)}`),
   cluster: (id: string) => request<Cluster>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
   health: (id: string) => request<HealthScore>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/health`),
   registerSelf: () => request<Cluster>('POST', '/api/v1/clusters/register-self', {}),

@@ -4,6 +4,54 @@
  */
 
 export interface paths {
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)
+         * @description Needs the platform-admin role.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditPage"];
+                    };
+                };
+                /** @description an error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clusters": {
         parameters: {
             query?: never;
@@ -253,7 +301,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Disconnect a cluster (its HostCluster finalizer cleans up)
+         * Disconnect a cluster: 202 while its HostCluster finalizer cleans up (204 when it has none); 409 while a provisioned cluster is still being created
          * @description Needs the platform-admin role.
          */
         delete: {
@@ -267,12 +315,14 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description No Content */
-                204: {
+                /** @description Accepted */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["LifecycleResponse"];
+                    };
                 };
                 /** @description an error */
                 default: {
@@ -334,6 +384,60 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clusters/{id}/teardown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
+         * @description Needs the platform-admin role.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TeardownRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LifecycleResponse"];
+                    };
+                };
+                /** @description an error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -845,6 +949,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API tokens (never the tokens themselves): role, last use, expiry, revocation
+         * @description Needs the platform-admin role.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TokenList"];
+                    };
+                };
+                /** @description an error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token by ID; it stops working at once
+         * @description Needs the platform-admin role.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description an error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1025,6 +1225,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AuditEvent: {
+            actor?: string;
+            actorId?: string;
+            at?: string;
+            id?: string;
+            method?: string;
+            requestId?: string;
+            route?: string;
+            status?: number;
+            target?: string;
+        };
+        AuditPage: {
+            items?: components["schemas"]["AuditEvent"][];
+            next?: string;
+        };
         Cluster: {
             badge?: string;
             cluster_uid?: string;
@@ -1038,6 +1253,7 @@ export interface components {
             node_count?: number;
             nodes?: components["schemas"]["Node"][];
             nodesError?: string;
+            plugin?: string;
             provider?: string;
             ready_node_count?: number;
             region?: string;
@@ -1046,6 +1262,7 @@ export interface components {
             updated_at?: string;
         };
         ClusterList: {
+            continue?: string;
             hostRegistered?: boolean;
             items?: components["schemas"]["Cluster"][];
         };
@@ -1056,6 +1273,7 @@ export interface components {
             gitCredentialsSecretRef?: string;
             gitOpsPath?: string;
             gitOpsRepoURL: string;
+            isHost?: boolean;
             kubeconfig: string;
             name: string;
             provider: string;
@@ -1063,26 +1281,62 @@ export interface components {
             registryPullSecretRef?: string;
         };
         Credential: {
-            created_at?: string;
-            created_by?: string;
-            id?: string;
-            key_id?: string;
-            kind?: string;
-            label?: string;
-            last4?: string;
-            updated_at?: string;
-        };
-        CredentialList: {
-            items?: components["schemas"]["Credential"][];
-        };
-        CredentialRequest: {
-            accessKeyId?: string;
-            externalId?: string;
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            id: string;
+            key_id: string;
             kind: string;
             label: string;
-            roleArn?: string;
-            secretAccessKey?: string;
-            sourceCredentialRef?: string;
+            last4: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CredentialKind: {
+            displayName: string;
+            fields: {
+                allowed?: string[];
+                credentialKinds?: string[];
+                default?: string;
+                description?: string;
+                group?: string;
+                help: string;
+                label: string;
+                max?: number;
+                min?: number;
+                multiline?: boolean;
+                name: string;
+                order: number;
+                pattern?: string;
+                required: boolean;
+                secret: boolean;
+                type: string;
+            }[];
+            help: string;
+            last4Field?: string;
+            name: string;
+        };
+        CredentialList: {
+            items: {
+                /** Format: date-time */
+                created_at: string;
+                created_by: string;
+                id: string;
+                key_id: string;
+                kind: string;
+                label: string;
+                last4: string;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+        };
+        CredentialRequest: {
+            /** @description the fields the kind declares (see GET /api/v1/providers) */
+            fields?: {
+                [key: string]: string;
+            };
+            kind: string;
+            label: string;
         };
         FieldProblem: {
             field?: string;
@@ -1106,12 +1360,28 @@ export interface components {
             usageSource?: string;
         };
         InputField: {
+            allowed?: string[];
+            credentialKinds?: string[];
             default?: string;
-            help?: string;
+            description?: string;
+            group?: string;
+            help: string;
+            label: string;
+            max?: number;
+            min?: number;
+            multiline?: boolean;
+            name: string;
+            order: number;
+            pattern?: string;
+            required: boolean;
+            secret: boolean;
+            type: string;
+        };
+        LifecycleResponse: {
+            id?: string;
+            message?: string;
             name?: string;
-            required?: boolean;
-            secret?: boolean;
-            type?: string;
+            status?: string;
         };
         Node: {
             name?: string;
@@ -1153,15 +1423,119 @@ export interface components {
             type?: string;
         };
         Provider: {
-            availability?: string;
-            cloud?: string;
-            displayName?: string;
-            name?: string;
-            schema?: components["schemas"]["InputField"][];
-            version?: string;
+            availability: string;
+            capabilities: string[];
+            cloud: string;
+            credentialKinds: {
+                displayName: string;
+                fields: {
+                    allowed?: string[];
+                    credentialKinds?: string[];
+                    default?: string;
+                    description?: string;
+                    group?: string;
+                    help: string;
+                    label: string;
+                    max?: number;
+                    min?: number;
+                    multiline?: boolean;
+                    name: string;
+                    order: number;
+                    pattern?: string;
+                    required: boolean;
+                    secret: boolean;
+                    type: string;
+                }[];
+                help: string;
+                last4Field?: string;
+                name: string;
+            }[];
+            displayName: string;
+            health: string;
+            lastError?: string;
+            name: string;
+            regionInput?: string;
+            schema: {
+                allowed?: string[];
+                credentialKinds?: string[];
+                default?: string;
+                description?: string;
+                group?: string;
+                help: string;
+                label: string;
+                max?: number;
+                min?: number;
+                multiline?: boolean;
+                name: string;
+                order: number;
+                pattern?: string;
+                required: boolean;
+                secret: boolean;
+                type: string;
+            }[];
+            topologies: string[];
+            version: string;
         };
         ProviderList: {
-            items?: components["schemas"]["Provider"][];
+            items: {
+                availability: string;
+                capabilities: string[];
+                cloud: string;
+                credentialKinds: {
+                    displayName: string;
+                    fields: {
+                        allowed?: string[];
+                        credentialKinds?: string[];
+                        default?: string;
+                        description?: string;
+                        group?: string;
+                        help: string;
+                        label: string;
+                        max?: number;
+                        min?: number;
+                        multiline?: boolean;
+                        name: string;
+                        order: number;
+                        pattern?: string;
+                        required: boolean;
+                        secret: boolean;
+                        type: string;
+                    }[];
+                    help: string;
+                    last4Field?: string;
+                    name: string;
+                }[];
+                displayName: string;
+                health: string;
+                lastError?: string;
+                name: string;
+                regionInput?: string;
+                schema: {
+                    allowed?: string[];
+                    credentialKinds?: string[];
+                    default?: string;
+                    description?: string;
+                    group?: string;
+                    help: string;
+                    label: string;
+                    max?: number;
+                    min?: number;
+                    multiline?: boolean;
+                    name: string;
+                    order: number;
+                    pattern?: string;
+                    required: boolean;
+                    secret: boolean;
+                    type: string;
+                }[];
+                topologies: string[];
+                version: string;
+            }[];
+            skipped: {
+                detail: string;
+                path: string;
+                reason: string;
+            }[];
         };
         ProvisionRequest: {
             adminEmail?: string;
@@ -1209,6 +1583,27 @@ export interface components {
         SignInRequest: {
             password: string;
             username: string;
+        };
+        SkippedPlugin: {
+            detail: string;
+            path: string;
+            reason: string;
+        };
+        TeardownRequest: {
+            confirmName: string;
+        };
+        Token: {
+            active?: boolean;
+            createdAt?: string;
+            expiresAt?: string;
+            id?: string;
+            lastUsedAt?: string;
+            name?: string;
+            revokedAt?: string;
+            role?: string;
+        };
+        TokenList: {
+            items?: components["schemas"]["Token"][];
         };
     };
     responses: never;

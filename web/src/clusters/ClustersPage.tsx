@@ -2,18 +2,31 @@ import { useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import type { Cluster } from '../api/client';
 import { useIsAdmin } from '../auth/session';
+import { Pager } from '../ui/Pager';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { ClusterWizard } from '../wizard/ClusterWizard';
 import { ClusterCard } from './ClusterCard';
+import { ClusterFilterBar, hasFilters } from './ClusterFilterBar';
 import { DisconnectDialog, TeardownDialog } from './DisconnectDialog';
 import { GetStarted } from './GetStarted';
-import { useCanTeardown, useClusters } from './queries';
+import { CLUSTERS_PAGE_SIZE, type ClusterFilters, useCanTeardown, useClusterPage } from './queries';
 
 /** Beyond this many cards, health scores are on each cluster's page only. */
 const HEALTH_BADGES_UP_TO = 50;
 
+/** "3 clusters", or which of a longer list this page holds. */
+function countText(n: number, page: number, more: boolean): string {
+  if (page === 1 && !more) return `${n} ${n === 1 ? 'cluster' : 'clusters'}`;
+  const first = (page - 1) * CLUSTERS_PAGE_SIZE + 1;
+  return `clusters ${first}–${first + n - 1}${more ? ' (more on the next page)' : ''}`;
+}
+
 export function ClustersPage() {
-  const q = useClusters();
+  const [filters, setFilters] = useState<ClusterFilters>({});
+  // The continue token of each page shown so far; the last is this page's.
+  const [cursors, setCursors] = useState<string[]>(['']);
+  const q = useClusterPage({ ...filters, continue: cursors[cursors.length - 1] });
+  const onFilters = useCallback((f: ClusterFilters) => { setFilters(f); setCursors(['']); }, []);
   const admin = useIsAdmin();
   const canTeardown = useCanTeardown();
   const [wizard, setWizard] = useState(false);
@@ -24,16 +37,21 @@ export function ClustersPage() {
 
   let body;
   if (q.isPending) body = <Loading what="clusters" />;
-  else if (q.isError) body = <ErrorState title="The clusters could not be loaded." error={q.error} onRetry={() => q.refetch()} />;
-  else {
+  else if (q.isError) {
+    body = <ErrorState title="The clusters could not be loaded." error={q.error} onRetry={() => { setCursors(['']); q.refetch(); }} />;
+  } else {
     const items = q.data.items ?? [];
+    const filtered = hasFilters(filters);
+    const next = q.data.continue;
     body = (
       <>
         {!q.data.hostRegistered && <GetStarted admin={admin} onManual={() => setWizard(true)} />}
-        {items.length === 0 && q.data.hostRegistered && <Empty>No clusters yet.</Empty>}
+        {(items.length > 0 || filtered) && <ClusterFilterBar value={filters} onChange={onFilters} />}
+        {items.length === 0 && filtered && <Empty>No clusters match these filters.</Empty>}
+        {items.length === 0 && !filtered && q.data.hostRegistered && <Empty>No clusters yet.</Empty>}
         {items.length > 0 && (
           <>
-            <p className="muted" aria-live="polite" data-testid="cluster-count">{items.length} {items.length === 1 ? 'cluster' : 'clusters'} · refreshes every few seconds</p>
+            <p className="muted" aria-live="polite" data-testid="cluster-count">{countText(items.length, cursors.length, Boolean(next))} · refreshes every few seconds</p>
             <div className="cards">
               {items.map((c) => (
                 <ClusterCard key={c.id} cluster={c} admin={admin} canTeardown={canTeardown} withHealth={items.length <= HEALTH_BADGES_UP_TO}
@@ -42,6 +60,8 @@ export function ClustersPage() {
             </div>
           </>
         )}
+        <Pager label="Cluster pages" page={cursors.length} hasPrevious={cursors.length > 1} hasNext={Boolean(next)}
+          busy={q.isPlaceholderData} onPrevious={() => setCursors((c) => c.slice(0, -1))} onNext={() => next && setCursors((c) => [...c, next])} />
       </>
     );
   }

@@ -5,12 +5,21 @@ import { Field } from '../ui/Field';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { credentialKeys } from './queries';
 
+/** The fields each credential kind has, as the form shows them. */
+const kindFields: Record<string, ('accessKeyId' | 'secretAccessKey' | 'roleArn' | 'externalId' | 'sourceCredentialRef')[]> = {
+  access_key: ['accessKeyId', 'secretAccessKey'],
+  assume_role: ['roleArn', 'externalId', 'sourceCredentialRef'],
+};
+
 function AddCredentialForm() {
   const qc = useQueryClient();
   const [kind, setKind] = useState('access_key');
   const [v, setV] = useState({ label: '', accessKeyId: '', secretAccessKey: '', roleArn: '', externalId: '', sourceCredentialRef: '' });
   const m = useMutation({
-    mutationFn: () => api.addCredential({ kind, ...v }),
+    // Only the chosen kind's fields: the server refuses a field another
+    // kind declares, which the form would not even show.
+    mutationFn: () => api.addCredential({ kind, label: v.label,
+      fields: Object.fromEntries(kindFields[kind].filter((k) => v[k] !== '').map((k) => [k, v[k]])) }),
     onSuccess: () => {
       qc.invalidateQueries({ queryKey: credentialKeys.all });
       setV({ label: '', accessKeyId: '', secretAccessKey: '', roleArn: '', externalId: '', sourceCredentialRef: '' });

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useClusters } from '../clusters/queries';
+import { useClusterPage } from '../clusters/queries';
 import { ErrorState } from '../ui/states';
 
 /** Where the banner's dismissal is remembered, per browser. */
@@ -18,7 +18,9 @@ function HostBanner() {
 }
 
 export function HomePage() {
-  const q = useClusters();
+  // The first page is enough: whether a host exists, and roughly how many clusters.
+  const q = useClusterPage({});
+  const n = q.data?.items?.length ?? 0;
   return (
     <>
       {q.data && !q.data.hostRegistered && <HostBanner />}
@@ -27,7 +29,7 @@ export function HomePage() {
       <div className="cards">
         <Link className="card link-card" to="/clusters">
           <h2>Clusters</h2>
-          <p className="muted">{q.isPending ? 'Loading…' : `${q.data?.items?.length ?? 0} clusters`}: register, connect or create clusters and watch them.</p>
+          <p className="muted">{q.isPending ? 'Loading…' : `${n}${q.data?.continue ? '+' : ''} ${n === 1 ? 'cluster' : 'clusters'}`}: register, connect or create clusters and watch them.</p>
         </Link>
         <Link className="card link-card" to="/clusters/multi">
           <h2>Multi-Cluster View</h2>

@@ -1,6 +1,10 @@
 import { useMemo, useState } from 'react';
 import type { OverviewRow } from '../api/client';
+import { Pager } from '../ui/Pager';
 import { money, pct } from './format';
+
+/** Rows rendered at once; the rest are a page away. */
+const ROWS_PER_PAGE = 50;
 
 type Key = 'name' | 'score' | 'nodes' | 'cpuPercent' | 'memoryPercent' | 'monthlyCost';
 const columns: { key: Key; label: string }[] = [
@@ -30,6 +34,9 @@ function Bar({ value, label }: { value: number; label: string }) {
 
 export function ComparisonTable({ rows, currency }: { rows: OverviewRow[]; currency: string }) {
   const [sort, setSort] = useState<{ key: Key; asc: boolean }>({ key: 'name', asc: true });
+  const [page, setPage] = useState(1);
+  const pages = Math.max(1, Math.ceil(rows.length / ROWS_PER_PAGE));
+  const shown = Math.min(page, pages);
   const sorted = useMemo(() => {
     const out = [...rows];
     out.sort((a, b) => {
@@ -37,8 +44,8 @@ export function ComparisonTable({ rows, currency }: { rows: OverviewRow[]; curre
       const c = typeof x === 'string' ? x.localeCompare(String(y)) : x - (y as number);
       return sort.asc ? c : -c;
     });
-    return out;
-  }, [rows, sort]);
+    return out.slice((shown - 1) * ROWS_PER_PAGE, shown * ROWS_PER_PAGE);
+  }, [rows, sort, shown]);
   return (
     <div className="table-wrap">
       <table className="table" data-testid="comparison">
@@ -47,7 +54,7 @@ export function ComparisonTable({ rows, currency }: { rows: OverviewRow[]; curre
           <tr>
             {columns.map((c) => (
               <th key={c.key} scope="col" aria-sort={sort.key === c.key ? (sort.asc ? 'ascending' : 'descending') : 'none'}>
-                <button type="button" className="sort" onClick={() => setSort((s) => ({ key: c.key, asc: s.key === c.key ? !s.asc : true }))}>
+                <button type="button" className="sort" onClick={() => { setSort((s) => ({ key: c.key, asc: s.key === c.key ? !s.asc : true })); setPage(1); }}>
                   {c.label}{sort.key === c.key ? (sort.asc ? ' ▲' : ' ▼') : ''}
                 </button>
               </th>
@@ -67,6 +74,8 @@ export function ComparisonTable({ rows, currency }: { rows: OverviewRow[]; curre
           ))}
         </tbody>
       </table>
+      <Pager label="Comparison pages" page={shown} hasPrevious={shown > 1} hasNext={shown < pages}
+        onPrevious={() => setPage(shown - 1)} onNext={() => setPage(shown + 1)} />
     </div>
   );
 }

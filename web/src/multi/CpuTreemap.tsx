@@ -6,9 +6,12 @@ const fills: Record<string, string> = { green: '#1f7a3a', amber: '#a15c00', red:
 
 type Cell = { name: string; size: number; cpu: number; badge: string };
 
-type ContentProps = { x?: number; y?: number; width?: number; height?: number; name?: string; badge?: string; cpu?: number };
+type ContentProps = { x?: number; y?: number; width?: number; height?: number; depth?: number; name?: string; badge?: string; cpu?: number };
 
-function CellContent({ x = 0, y = 0, width = 0, height = 0, name, badge, cpu }: ContentProps) {
+function CellContent({ x = 0, y = 0, width = 0, height = 0, depth, name, badge, cpu }: ContentProps) {
+  // The root (depth 0) is the whole chart, not a cluster: drawn, it lay
+  // under the cells as a gray cluster without a name.
+  if (depth === 0) return <g />;
   return (
     <g>
       <rect x={x} y={y} width={width} height={height} fill={fills[badge ?? 'gray'] ?? fills.gray} stroke="#fff" />

@@ -13,7 +13,7 @@ export function CredentialPicker({ value, error, onChange }: { value: string; er
   const [accessKeyId, setAccessKeyId] = useState('');
   const [secretAccessKey, setSecret] = useState('');
   const add = useMutation({
-    mutationFn: () => api.addCredential({ label, kind: 'access_key', accessKeyId, secretAccessKey }),
+    mutationFn: () => api.addCredential({ label, kind: 'access_key', fields: { accessKeyId, secretAccessKey } }),
     onSuccess: (c) => {
       qc.invalidateQueries({ queryKey: credentialKeys.all });
       onChange(c.id ?? '');

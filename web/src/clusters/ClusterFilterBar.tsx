@@ -1,0 +1,36 @@
+import { sourceLabel, sources } from './labels';
+import type { ClusterFilters } from './queries';
+
+const phases = ['Pending', 'ValidatingAccess', 'Provisioning', 'BootstrappingFlux', 'GeneratingGitOpsTree', 'InstallingKubeOpera',
+  'Ready', 'Failed', 'Deleting'];
+
+/** Narrows the cluster list; the API does the filtering, page by page. */
+export function ClusterFilterBar({ value, onChange }: { value: ClusterFilters; onChange: (f: ClusterFilters) => void }) {
+  const set = (k: keyof ClusterFilters) => (e: { target: { value: string } }) => onChange({ ...value, [k]: e.target.value });
+  return (
+    <form className="filters" role="search" aria-label="Filter clusters" onSubmit={(e) => e.preventDefault()}>
+      <label>Name starts with
+        <input type="search" name="namePrefix" value={value.namePrefix ?? ''} onChange={set('namePrefix')} />
+      </label>
+      <label>Phase
+        <select name="phase" value={value.phase ?? ''} onChange={set('phase')}>
+          <option value="">Any</option>
+          {phases.map((p) => <option key={p} value={p}>{p}</option>)}
+        </select>
+      </label>
+      <label>Provider
+        <input name="provider" value={value.provider ?? ''} onChange={set('provider')} placeholder="e.g. aws" />
+      </label>
+      <label>Source
+        <select name="source" value={value.source ?? ''} onChange={set('source')}>
+          <option value="">Any</option>
+          {sources.map((s) => <option key={s} value={s}>{sourceLabel(s)}</option>)}
+        </select>
+      </label>
+    </form>
+  );
+}
+
+export function hasFilters(f: ClusterFilters): boolean {
+  return Object.values(f).some((v) => v);
+}
