@@ -55,13 +55,37 @@ func (c cluster) pid(name string) int {
 }
 
 // alive reports whether pid runs a program of this cluster: its command
-// line names the cluster directory. A zombie has an empty command line.
+// line names the cluster directory. An empty command line is a zombie
+// (gone) or a process in the middle of exec, whose new arguments are not
+// in place yet: right after spawn returns, under load, for long enough
+// that reading it as "exited" failed starts with an empty log.
 func (c cluster) alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	return err == nil && names(b, c.dir)
+	if err != nil {
+		return false
+	}
+	if len(b) == 0 {
+		return running(pid)
+	}
+	return names(b, c.dir)
+}
+
+// running reports whether pid exists and is not a zombie, from the state
+// field of /proc/<pid>/stat (after the command name in parentheses).
+func running(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	state := b[i+2]
+	return state != 'Z' && state != 'X'
 }
 
 // names reports whether a command line names dir or a path under it (and

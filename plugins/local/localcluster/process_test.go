@@ -1,6 +1,10 @@
 package localcluster
 
-import "testing"
+import (
+	"os/exec"
+	"testing"
+	"time"
+)
 
 func TestNamesMatchesTheDirectoryNotASibling(t *testing.T) {
 	for _, tc := range []struct {
@@ -17,5 +21,35 @@ func TestNamesMatchesTheDirectoryNotASibling(t *testing.T) {
 		if got := names([]byte(tc.cmdline), "/c/a"); got != tc.want {
 			t.Errorf("names(%q, /c/a) = %v, want %v", tc.cmdline, got, tc.want)
 		}
+	}
+}
+
+// A child that has exited but was not waited for is a zombie: gone, though
+// its PID still exists; a running child naming the directory is alive.
+func TestAliveTellsZombiesFromRunningProcesses(t *testing.T) {
+	dir := t.TempDir()
+	c := cluster{dir: dir}
+	sleeper := exec.Command("sleep", "30", dir+"/x")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() }()
+	if !c.alive(sleeper.Process.Pid) {
+		t.Errorf("a running process naming %s is not alive", dir)
+	}
+	quitter := exec.Command("true")
+	if err := quitter.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = quitter.Wait() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for running(quitter.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("an exited child still reads as running")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if c.alive(quitter.Process.Pid) {
+		t.Error("a zombie reads as alive")
 	}
 }
