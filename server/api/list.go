@@ -7,7 +7,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -67,55 +66,4 @@ func clusterFilter(c *fiber.Ctx) (store.ClusterFilter, error) {
 		return f, problem(http.StatusBadRequest, "continue needs limit: pass the same limit as for the previous page")
 	}
 	return f, nil
-}
-
-// syncOnRead merges the live phase and message of each row's HostCluster
-// into rows, writes back only the rows that changed, and returns the merged
-// rows. It looks up just these rows' HostClusters when the registry can
-// (a page costs the same in a fleet of any size), else lists them all. When
-// the management cluster cannot be read the stored rows are served as they
-// are: a read never fails for it.
-func (s *server) syncOnRead(c *fiber.Ctx, rows []store.Cluster) []store.Cluster {
-	if !s.sync || len(rows) == 0 {
-		return rows
-	}
-	s.refreshHost(c, rows)
-	observed, err := s.observeRows(c, rows)
-	if err != nil {
-		s.log.Warn("sync-on-read skipped: cannot list HostClusters", "error", err, "request_id", requestID(c))
-		return rows
-	}
-	rows = s.dropFinished(c, rows, observed)
-	var changed []store.StatusUpdate
-	for i := range rows {
-		o, ok := observed[rows[i].ID]
-		if !ok {
-			continue
-		}
-		s.syncInventory(c, &rows[i], o)
-		if o.Phase == "" || (o.Phase == rows[i].Status && o.Message == rows[i].Message) || sticky(rows[i].Status, o) {
-			continue
-		}
-		rows[i].Status, rows[i].Message = o.Phase, o.Message
-		changed = append(changed, store.StatusUpdate{ID: rows[i].ID, Status: o.Phase, Message: o.Message})
-	}
-	if len(changed) > 0 {
-		if err := s.store.UpdateStatuses(c.UserContext(), changed); err != nil {
-			s.log.Warn("sync-on-read: write-back failed; served live values", "error", err, "request_id", requestID(c))
-		}
-	}
-	return rows
-}
-
-// observeRows returns the observed state of rows' HostClusters.
-func (s *server) observeRows(c *fiber.Ctx, rows []store.Cluster) (map[string]hostclusters.Observed, error) {
-	o, ok := s.registry.(hostclusters.Observer)
-	if !ok {
-		return s.registry.List(c.UserContext())
-	}
-	ids := make([]string, len(rows))
-	for i := range rows {
-		ids[i] = rows[i].ID
-	}
-	return o.Observe(c.UserContext(), ids)
 }
