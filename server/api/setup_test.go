@@ -11,12 +11,13 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/ochestra-tech/kubeopera/server/store"
+
+	"github.com/ochestra-tech/kubeopera/internal/together"
 )
 
 const (
@@ -144,23 +145,13 @@ func TestConcurrentSetupCallsCreateExactlyOneAdmin(t *testing.T) {
 	eachStore(t, func(t *testing.T, e *env) {
 		const racers = 20
 		codes, bodies := make([]int, racers), make([][]byte, racers)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range racers {
+		together.Run(racers, func(i int) {
 			name := "racer"
 			if i%2 == 1 {
 				name = fmt.Sprintf("racer-%02d", i)
 			}
-			req := map[string]string{"email": name + "@example.com", "username": name, "password": "racing-password-" + name}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				codes[i], bodies[i] = e.setup(req)
-			}()
-		}
-		close(start)
-		wg.Wait()
+			codes[i], bodies[i] = e.setup(map[string]string{"email": name + "@example.com", "username": name, "password": "racing-password-" + name})
+		})
 
 		count := map[int]int{}
 		var winner setupAdminResponse

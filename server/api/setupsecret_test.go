@@ -3,9 +3,10 @@ package api
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ochestra-tech/kubeopera/internal/together"
 )
 
 // The first administrator needs the one-time setup secret; once one exists
@@ -68,18 +69,9 @@ func TestConcurrentSetupCallsHashOnce(t *testing.T) {
 	}})
 	const racers = 20
 	codes := make([]int, racers)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			codes[i], _ = e.setup(map[string]string{"email": "ops@example.com", "username": "ops", "password": "first-admin-password"})
-		}()
-	}
-	close(start)
-	wg.Wait()
+	together.Run(racers, func(i int) {
+		codes[i], _ = e.setup(map[string]string{"email": "ops@example.com", "username": "ops", "password": "first-admin-password"})
+	})
 	count := map[int]int{}
 	for _, c := range codes {
 		count[c]++

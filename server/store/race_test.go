@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
+
+	"github.com/ochestra-tech/kubeopera/internal/together"
 )
 
 // TestConcurrentHostRegistrationAdmitsExactlyOne is the guarantee the
@@ -16,20 +17,11 @@ func TestConcurrentHostRegistrationAdmitsExactlyOne(t *testing.T) {
 		ctx := context.Background()
 		const racers = 50
 		errs := make([]error, racers)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range racers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				errs[i] = s.CreateCluster(ctx, &Cluster{
-					Name: fmt.Sprintf("host-%02d", i), Source: SourceSelfRegistered, IsHost: true,
-				})
-			}()
-		}
-		close(start)
-		wg.Wait()
+		together.Run(racers, func(i int) {
+			errs[i] = s.CreateCluster(ctx, &Cluster{
+				Name: fmt.Sprintf("host-%02d", i), Source: SourceSelfRegistered, IsHost: true,
+			})
+		})
 
 		var won, conflicts int
 		for i, err := range errs {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/ochestra-tech/kubeopera/internal/together"
 )
 
 func TestUserRoundTripLowercasesEmail(t *testing.T) {
@@ -111,19 +112,10 @@ func TestConcurrentSuperAdminCreationAdmitsExactlyOne(t *testing.T) {
 		ctx := context.Background()
 		const racers = 20
 		errs := make([]error, racers)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range racers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				errs[i] = s.CreateUser(ctx, &User{Email: fmt.Sprintf("admin%02d@example.com", i),
-					Username: fmt.Sprintf("admin-%02d", i), PasswordHash: "h", Role: UserRolePlatformAdmin, SuperAdmin: true})
-			}()
-		}
-		close(start)
-		wg.Wait()
+		together.Run(racers, func(i int) {
+			errs[i] = s.CreateUser(ctx, &User{Email: fmt.Sprintf("admin%02d@example.com", i),
+				Username: fmt.Sprintf("admin-%02d", i), PasswordHash: "h", Role: UserRolePlatformAdmin, SuperAdmin: true})
+		})
 
 		var won, conflicts int
 		for i, err := range errs {
