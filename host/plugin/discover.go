@@ -4,10 +4,8 @@
 package plugin
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -46,6 +44,7 @@ type Candidate struct {
 	Name     string
 	Path     string
 	Checksum []byte
+	stamp    fileStamp // of the content Checksum was taken from
 }
 
 // ShortChecksum is the first 12 hex digits of the SHA-256, for display.
@@ -78,26 +77,13 @@ func Discover(dir string) ([]Candidate, []Skipped, error) {
 				Detail: fmt.Sprintf("mode %s; run chmod +x %s if it is a plugin", info.Mode().Perm(), path)})
 			continue
 		}
-		sum, err := fileSHA256(path)
+		sum, stamp, err := hashFile(path)
 		if err != nil {
 			skipped = append(skipped, Skipped{Path: path, Reason: NotExecutable, Detail: err.Error()})
 			continue
 		}
-		cands = append(cands, Candidate{Name: strings.TrimPrefix(e.Name(), BinaryPrefix), Path: path, Checksum: sum})
+		cands = append(cands, Candidate{Name: strings.TrimPrefix(e.Name(), BinaryPrefix), Path: path, Checksum: sum, stamp: stamp})
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
 	return cands, skipped, nil
-}
-
-func fileSHA256(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("checksum: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return nil, fmt.Errorf("checksum %s: %w", path, err)
-	}
-	return h.Sum(nil), nil
 }

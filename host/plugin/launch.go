@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -38,17 +37,19 @@ type process struct {
 	pid      int
 }
 
-// launch starts c, verifies its checksum, completes the handshake and reads
+// launch verifies c's checksum (see verify), starts it, completes the handshake and reads
 // its Info. On failure the process is gone and the error is a *StartError.
 // The plugin gets the environment pluginEnv builds, none of the host's own.
 func launch(ctx context.Context, c Candidate, o Options) (*process, error) {
 	log := o.Logger
+	if err := verify(c); err != nil {
+		return nil, classifyStartError(err, c, nil)
+	}
 	cmd := exec.Command(c.Path)
 	cmd.Env = pluginEnv(c.Name, os.Environ(), o.PassEnv)
 	setParentDeathSignal(cmd)
 	cfg := sdk.ClientConfig(cmd)
 	cfg.SkipHostEnv = true
-	cfg.SecureConfig = &goplugin.SecureConfig{Checksum: c.Checksum, Hash: sha256.New()}
 	cfg.StartTimeout = o.StartTimeout
 	cfg.Logger = log.Named(c.Name)
 	errTail := newTail(64)
@@ -98,7 +99,7 @@ func classifyStartError(err error, c Candidate, stderr []string) *StartError {
 	msg := err.Error()
 	last := lastLines(stderr, 3)
 	switch {
-	case errors.Is(err, goplugin.ErrChecksumsDoNotMatch):
+	case errors.Is(err, errChecksumMismatch):
 		return &StartError{Reason: ChecksumMismatch, Err: err, Detail: fmt.Sprintf(
 			"%s changed since it was discovered (expected sha256 %s): reinstall the plugin, then restart to trust it",
 			c.Path, hex.EncodeToString(c.Checksum)[:12])}
