@@ -43,6 +43,7 @@ func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]
 	switch {
 	case err == nil:
 		hc.Status.KubeconfigSecret = ref.Name
+		hc.Status.KubernetesVersion = version // inventory, in this reconcile, need not ask again
 		msg := fmt.Sprintf("API server %s answered (Kubernetes %s)", cfg.Host, version)
 		hc.SetCondition(v1.ConditionAccessValidated, metav1.ConditionTrue, v1.ReasonReachable, msg)
 		hc.Status.Message = msg

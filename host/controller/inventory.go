@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,13 +19,16 @@ import (
 const defaultInventoryInterval = 3 * time.Minute
 
 // inventory records the cluster's Kubernetes version and node counts in
-// status when the phase changed in this reconcile (from was the phase
-// before) or the last reading is InventoryInterval old, and asks to be
-// called again in time for the next reading while Ready. A cluster that
-// cannot be read keeps its last inventory: the steps report reachability.
-func (r *Reconciler) inventory(ctx context.Context, hc *v1.HostCluster, from v1.Phase, kubeconfig []byte) ctrl.Result {
+// status when the phase changed in this reconcile (before is the
+// HostCluster as it was read) or the last reading is InventoryInterval old,
+// and asks to be called again in time for the next reading while Ready. A
+// cluster that cannot be read keeps its last inventory: the steps report
+// reachability. When this reconcile validated access, the version that
+// check read is used rather than asked for again: in a fleet being
+// connected every round trip to a target counts.
+func (r *Reconciler) inventory(ctx context.Context, hc, before *v1.HostCluster, kubeconfig []byte) ctrl.Result {
 	var res ctrl.Result
-	phase := v1.DerivePhase(hc)
+	from, phase := before.Status.Phase, v1.DerivePhase(hc)
 	if phase == v1.PhaseReady {
 		res.RequeueAfter = r.InventoryInterval
 	}
@@ -35,7 +39,12 @@ func (r *Reconciler) inventory(ctx context.Context, hc *v1.HostCluster, from v1.
 		}
 		return res
 	}
-	version, nodes, ready, err := readInventory(ctx, kubeconfig)
+	known := ""
+	if !meta.IsStatusConditionTrue(before.Status.Conditions, v1.ConditionAccessValidated) &&
+		meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAccessValidated) {
+		known = hc.Status.KubernetesVersion
+	}
+	version, nodes, ready, err := readInventory(ctx, kubeconfig, known)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Info("inventory not read; keeping the last one", "error", err.Error())
 		return res
@@ -46,9 +55,10 @@ func (r *Reconciler) inventory(ctx context.Context, hc *v1.HostCluster, from v1.
 	return res
 }
 
-// readInventory reads the API server's version and counts the nodes and
-// those whose Ready condition is True, in at most 10 seconds.
-func readInventory(ctx context.Context, kubeconfig []byte) (string, int32, int32, error) {
+// readInventory reads the API server's version (unless version is known)
+// and counts the nodes and those whose Ready condition is True, in at most
+// 10 seconds.
+func readInventory(ctx context.Context, kubeconfig []byte, version string) (string, int32, int32, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cfg, err := restConfig(kubeconfig)
@@ -59,9 +69,12 @@ func readInventory(ctx context.Context, kubeconfig []byte) (string, int32, int32
 	if err != nil {
 		return "", 0, 0, err
 	}
-	v, err := cs.Discovery().ServerVersion()
-	if err != nil {
-		return "", 0, 0, fmt.Errorf("read the Kubernetes version: %w", err)
+	if version == "" {
+		v, err := cs.Discovery().ServerVersion()
+		if err != nil {
+			return "", 0, 0, fmt.Errorf("read the Kubernetes version: %w", err)
+		}
+		version = v.GitVersion
 	}
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
@@ -75,5 +88,5 @@ func readInventory(ctx context.Context, kubeconfig []byte) (string, int32, int32
 			}
 		}
 	}
-	return v.GitVersion, int32(len(nodes.Items)), ready, nil
+	return version, int32(len(nodes.Items)), ready, nil
 }

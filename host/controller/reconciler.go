@@ -126,7 +126,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ares, nil
 	}
 	pres, _ := r.report(ctx, hc, r.runPipeline(ctx, hc, kubeconfig))
-	return earliest(earliest(res, pres), r.inventory(ctx, hc, before.Status.Phase, kubeconfig)), nil
+	return earliest(earliest(res, pres), r.inventory(ctx, hc, before, kubeconfig)), nil
 }
 
 // patchStatus writes hc's status as a patch from before, only onto the
