@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -146,30 +145,6 @@ func toObject(s Spec, finalize bool) *unstructured.Unstructured {
 	}}
 }
 
-// List returns every HostCluster's phase: from the watch cache once
-// StartCache has synced it, else with one List call.
-func (k *Kube) List(ctx context.Context) (map[string]Observed, error) {
-	if k.cache != nil && k.cache.HasSynced() {
-		items := k.cache.GetStore().List()
-		out := make(map[string]Observed, len(items))
-		for _, item := range items {
-			if o, ok := item.(*unstructured.Unstructured); ok {
-				out[o.GetName()] = observed(o)
-			}
-		}
-		return out, nil
-	}
-	list, err := k.dyn.Resource(GVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list HostClusters: %w", err)
-	}
-	out := make(map[string]Observed, len(list.Items))
-	for i := range list.Items {
-		out[list.Items[i].GetName()] = observed(&list.Items[i])
-	}
-	return out, nil
-}
-
 func observed(o *unstructured.Unstructured) Observed {
 	phase, _, _ := unstructured.NestedString(o.Object, "status", "phase")
 	msg, _, _ := unstructured.NestedString(o.Object, "status", "message")
@@ -180,53 +155,6 @@ func observed(o *unstructured.Unstructured) Observed {
 	req := a[v1alpha1.TeardownAnnotation]
 	return Observed{Phase: phase, Message: msg, KubernetesVersion: version, NodeCount: int(nodes), ReadyNodeCount: int(ready),
 		TeardownPending: req != "" && a[v1alpha1.TeardownFailedAnnotation] != req}
-}
-
-// teardownAnnotations are the annotations the cache keeps.
-func teardownAnnotations(a map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, k := range []string{v1alpha1.TeardownAnnotation, v1alpha1.TeardownFailedAnnotation} {
-		if v, ok := a[k]; ok {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// StartCache starts a watch of HostClusters that List then reads from
-// memory, so a read costs no API round trip however many clusters there
-// are. It returns once the cache holds every HostCluster, and stops when
-// ctx ends. Only name, status and the teardown annotations are kept.
-func (k *Kube) StartCache(ctx context.Context) error {
-	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(k.dyn, 0, Namespace, nil)
-	inf := f.ForResource(GVR).Informer()
-	if err := inf.SetTransform(func(obj any) (any, error) {
-		o, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return obj, nil
-		}
-		slim := &unstructured.Unstructured{}
-		slim.SetName(o.GetName())
-		slim.SetNamespace(o.GetNamespace())
-		slim.SetResourceVersion(o.GetResourceVersion())
-		if a := teardownAnnotations(o.GetAnnotations()); len(a) > 0 {
-			slim.SetAnnotations(a)
-		}
-		if st, ok := o.Object["status"]; ok {
-			slim.Object["status"] = st
-		}
-		return slim, nil
-	}); err != nil {
-		return err
-	}
-	f.Start(ctx.Done())
-	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
-		return fmt.Errorf("HostCluster cache did not sync within 30s (is the HostCluster CRD installed?)")
-	}
-	k.cache = inf
-	return nil
 }
 
 // Delete removes the HostCluster; the controller's finalizer cleans up.

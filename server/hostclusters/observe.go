@@ -2,8 +2,6 @@ package hostclusters
 
 import (
 	"context"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Observer is implemented by a Registry that can report on a few
@@ -37,8 +35,8 @@ func (k *Kube) Observe(ctx context.Context, ids []string) (map[string]Observed, 
 		if err != nil || !ok {
 			continue // a cache lookup only fails for a malformed key: no HostCluster
 		}
-		if o, ok := item.(*unstructured.Unstructured); ok {
-			out[id] = observed(o)
+		if e, ok := item.(*entry); ok {
+			out[id] = e.Observed
 		}
 	}
 	return out, nil
