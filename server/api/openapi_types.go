@@ -98,19 +98,24 @@ func generatedSchemas() map[string]any {
 		if requests[name] {
 			r = request
 		}
-		s := r.Reflect(v)
-		s.Version, s.ID = "", ""
-		b, err := json.Marshal(s)
-		if err != nil {
-			panic(err) // static Go types: cannot fail
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			panic(err)
-		}
-		out[name] = openAPINullable(m)
+		out[name] = reflectSchema(r, v)
 	}
 	return out
+}
+
+// reflectSchema is v's type as an OpenAPI 3.0 schema object.
+func reflectSchema(r *jsonschema.Reflector, v any) map[string]any {
+	s := r.Reflect(v)
+	s.Version, s.ID = "", ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // static Go types: cannot fail
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	return openAPINullable(m).(map[string]any)
 }
 
 // openAPINullable rewrites JSON Schema's way of allowing null, which the
