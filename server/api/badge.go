@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ochestra-tech/kubeopera/server/health"
+	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -39,8 +40,8 @@ type clusterView struct {
 	Badge string `json:"badge"`
 	// Nodes is the per-node breakdown of a self-registered cluster, read
 	// live; NodesError says why it is missing when it could not be read.
-	Nodes      any    `json:"nodes,omitempty"`
-	NodesError string `json:"nodesError,omitempty"`
+	Nodes      []inspect.NodeInfo `json:"nodes,omitempty"`
+	NodesError string             `json:"nodesError,omitempty"`
 }
 
 func view(c store.Cluster) clusterView { return clusterView{Cluster: c, Badge: badge(c.Status)} }

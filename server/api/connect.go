@@ -16,10 +16,10 @@ import (
 // connectRequest is POST /clusters/connect, as JSON or as a multipart form
 // whose "kubeconfig" part may be an uploaded file.
 type connectRequest struct {
-	Name       string `json:"name" form:"name"`
-	Provider   string `json:"provider" form:"provider"`
+	Name       string `json:"name" form:"name" jsonschema:"required"`
+	Provider   string `json:"provider" form:"provider" jsonschema:"required"`
 	Region     string `json:"region" form:"region"`
-	Kubeconfig string `json:"kubeconfig" form:"kubeconfig"`
+	Kubeconfig string `json:"kubeconfig" form:"kubeconfig" jsonschema:"required"`
 	// IsHost connects the cluster KubeOpera's host runs in (clears Get
 	// Started); the database's one-host index refuses a second host.
 	IsHost bool `json:"isHost" form:"isHost"`
@@ -75,7 +75,7 @@ func (s *server) createAndHandOver(c *fiber.Ctx, row *store.Cluster, spec hostcl
 		}
 		return problem(http.StatusBadGateway, "could not hand cluster %q to the controller: %v", row.Name, err)
 	}
-	return c.Status(http.StatusAccepted).JSON(row)
+	return c.Status(http.StatusAccepted).JSON(view(*row))
 }
 
 func readConnect(c *fiber.Ctx) (connectRequest, error) {

@@ -177,7 +177,12 @@ func (s *server) listCredentials(c *fiber.Ctx) error {
 	if rows == nil {
 		rows = []store.Credential{}
 	}
-	return c.JSON(fiber.Map{"items": rows})
+	return c.JSON(credentialList{Items: rows})
+}
+
+// credentialList is GET /credentials.
+type credentialList struct {
+	Items []store.Credential `json:"items"`
 }
 
 func (s *server) getCredential(c *fiber.Ctx) error {

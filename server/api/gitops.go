@@ -10,8 +10,8 @@ import (
 // cluster, connected or provisioned: where its GitOps tree goes, the
 // domain KubeOpera is published on, image pulls and the first admin.
 type pipelineRequest struct {
-	Domain                  string `json:"domain" form:"domain"`
-	GitOpsRepoURL           string `json:"gitOpsRepoURL" form:"gitOpsRepoURL"`
+	Domain                  string `json:"domain" form:"domain" jsonschema:"required"`
+	GitOpsRepoURL           string `json:"gitOpsRepoURL" form:"gitOpsRepoURL" jsonschema:"required"`
 	GitOpsPath              string `json:"gitOpsPath" form:"gitOpsPath"`
 	GitCredentialsSecretRef string `json:"gitCredentialsSecretRef" form:"gitCredentialsSecretRef"`
 	RegistryPullSecretRef   string `json:"registryPullSecretRef" form:"registryPullSecretRef"`

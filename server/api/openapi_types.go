@@ -8,57 +8,138 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/server/federation"
+	"github.com/ochestra-tech/kubeopera/server/health"
+	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// typedSchemas are the OpenAPI schemas generated from the Go types the
-// handlers encode, so a field added to a response is documented with it.
-// They replace the hand-written entries of the same name in schemas.
-var typedSchemas = map[string]any{
-	"ProviderList":   providerList{},
-	"Provider":       providerView{},
-	"InputField":     fieldView{},
-	"CredentialKind": credentialKindView{},
-	"SkippedPlugin":  plugin.Skipped{},
-	"Credential":     store.Credential{},
-	"CredentialList": struct {
-		Items []store.Credential `json:"items"`
-	}{},
+// componentTypes are the Go types the handlers encode and decode, by the
+// schema name the route table uses: every component schema is generated
+// from one, so a field added to a response is documented with it. Types
+// that are only nested in others (Node, Finding, ...) are listed too, so
+// the dashboard can name them.
+var componentTypes = map[string]any{
+	"Health":       healthStatus{},
+	"Problem":      Problem{},
+	"FieldProblem": FieldProblem{},
+
+	"ClusterList":       clusterList{},
+	"Cluster":           clusterView{},
+	"Node":              inspect.NodeInfo{},
+	"LifecycleResponse": lifecycleResponse{},
+	"HealthScore":       health.Score{},
+	"Finding":           health.Finding{},
+	"Overview":          federation.Overview{},
+	"OverviewSummary":   federation.Summary{},
+	"OverviewRow":       federation.Row{},
+
+	"TeardownRequest":     teardownRequest{},
+	"ConnectRequest":      connectRequest{},
+	"ProvisionRequest":    provisionRequest{},
+	"RegisterSelfRequest": registerSelfRequest{},
+
+	"ProviderList":      providerList{},
+	"Provider":          providerView{},
+	"InputField":        fieldView{},
+	"CredentialKind":    credentialKindView{},
+	"SkippedPlugin":     plugin.Skipped{},
+	"CredentialList":    credentialList{},
+	"Credential":        store.Credential{},
 	"CredentialRequest": credentialRequestDoc{},
+
+	"SetupStatus":       setupStatus{},
+	"SetupAdminRequest": setupAdminRequest{},
+	"SetupAdmin":        setupAdminResponse{},
+	"SignInRequest":     signInRequest{},
+	"Session":           sessionResponse{},
+	"SessionUser":       sessionUser{},
+	"TokenList":         tokenList{},
+	"Token":             tokenView{},
+	"AuditPage":         auditPage{},
+	"AuditEvent":        store.AuditEvent{},
 }
 
 // credentialRequestDoc documents credentialRequest, whose decoding also
 // accepts the fields at the top level (the form from before plugins
-// declared their credential kinds).
+// declared their credential kinds); its own UnmarshalJSON hides that from
+// reflection.
 type credentialRequestDoc struct {
-	Label  string            `json:"label"`
-	Kind   string            `json:"kind"`
+	Label  string            `json:"label" jsonschema:"required"`
+	Kind   string            `json:"kind" jsonschema:"required"`
 	Fields map[string]string `json:"fields,omitempty" jsonschema:"description=the fields the kind declares (see GET /api/v1/providers)"`
 }
 
-// generatedSchemas reflects typedSchemas into JSON Schema objects that
+// generatedSchemas reflects componentTypes into JSON Schema objects that
 // OpenAPI 3.0 accepts: nested types inline, no $schema or $id.
+//
+// What is required differs by direction, each from the truth of its side:
+// a response field is required unless it is omitempty (encoding/json
+// always writes the others); a request field is required only when tagged
+// jsonschema:"required", which marks what the handler's validation refuses
+// to go without (decoding itself requires nothing). A schema is a request
+// when a route names it as one.
 func generatedSchemas() map[string]any {
-	r := &jsonschema.Reflector{DoNotReference: true, Anonymous: true,
-		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			if t == reflect.TypeOf(time.Time{}) {
-				return &jsonschema.Schema{Type: "string", Format: "date-time"}
-			}
-			return nil
-		}}
-	out := make(map[string]any, len(typedSchemas))
-	for name, v := range typedSchemas {
-		s := r.Reflect(v)
-		s.Version, s.ID = "", ""
-		b, err := json.Marshal(s)
-		if err != nil {
-			panic(err) // static Go types: cannot fail
+	requests := map[string]bool{}
+	for _, r := range routes {
+		requests[r.request] = true
+	}
+	mapper := func(t reflect.Type) *jsonschema.Schema {
+		if t == reflect.TypeOf(time.Time{}) {
+			return &jsonschema.Schema{Type: "string", Format: "date-time"}
 		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			panic(err)
+		return nil
+	}
+	response := &jsonschema.Reflector{DoNotReference: true, Anonymous: true, Mapper: mapper}
+	request := &jsonschema.Reflector{DoNotReference: true, Anonymous: true, Mapper: mapper, RequiredFromJSONSchemaTags: true}
+	out := make(map[string]any, len(componentTypes))
+	for name, v := range componentTypes {
+		r := response
+		if requests[name] {
+			r = request
 		}
-		out[name] = m
+		out[name] = reflectSchema(r, v)
 	}
 	return out
+}
+
+// reflectSchema is v's type as an OpenAPI 3.0 schema object.
+func reflectSchema(r *jsonschema.Reflector, v any) map[string]any {
+	s := r.Reflect(v)
+	s.Version, s.ID = "", ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // static Go types: cannot fail
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	return openAPINullable(m).(map[string]any)
+}
+
+// openAPINullable rewrites JSON Schema's way of allowing null, which the
+// reflector writes for a jsonschema:"nullable" field (oneOf the type and
+// {"type":"null"}), into OpenAPI 3.0's: the type with nullable: true. 3.0
+// has no "null" type.
+func openAPINullable(v any) any {
+	switch val := v.(type) {
+	case map[string]any:
+		if one, ok := val["oneOf"].([]any); ok && len(one) == 2 && len(val) == 1 {
+			if n, ok := one[1].(map[string]any); ok && n["type"] == "null" && len(n) == 1 {
+				if s, ok := one[0].(map[string]any); ok {
+					s["nullable"] = true
+					return openAPINullable(s)
+				}
+			}
+		}
+		for k, x := range val {
+			val[k] = openAPINullable(x)
+		}
+	case []any:
+		for i, x := range val {
+			val[i] = openAPINullable(x)
+		}
+	}
+	return v
 }

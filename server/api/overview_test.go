@@ -16,7 +16,9 @@ import (
 
 // A second sandbox is a connected target; a third cluster's kubeconfig
 // points at a server that is gone. The overview reports both, the dead one
-// within its timeout, and the health route scores the live one.
+// within its timeout, and the health route scores the live one. Both
+// answers are checked against the OpenAPI document too: this test has the
+// live clusters they need.
 func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 	e := newEnv(t, envOpts{management: true, fleet: true})
 	ctx := context.Background()
@@ -54,6 +56,7 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 	code, body := e.do(http.MethodGet, "/api/v1/federation/overview", e.viewer, nil)
 	mustStatus(t, "overview", code, body, 200)
 	took := time.Since(start)
+	mustMatchDoc(t, http.MethodGet, "/api/v1/federation/overview", code, body)
 	ov := decode[federation.Overview](t, body)
 	if len(ov.Clusters) != 2 || ov.Summary.Clusters != 2 {
 		t.Fatalf("overview = %s", body)
@@ -77,6 +80,7 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 
 	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/health", e.viewer, nil)
 	mustStatus(t, "health", code, body, 200)
+	mustMatchDoc(t, http.MethodGet, "/api/v1/clusters/{id}/health", code, body)
 	if !strings.Contains(string(body), "node-not-ready") || !strings.Contains(string(body), "requests") {
 		t.Errorf("health = %s; want the not-ready node among the findings and usage from requests", body)
 	}

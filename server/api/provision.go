@@ -18,8 +18,8 @@ import (
 // (region, sizes, kubernetesVersion, credentialRef, ...), checked against
 // its schema and its Validate.
 type provisionRequest struct {
-	Name     string            `json:"name"`
-	Provider string            `json:"provider"`
+	Name     string            `json:"name" jsonschema:"required"`
+	Provider string            `json:"provider" jsonschema:"required"`
 	Topology string            `json:"topology"`
 	Inputs   map[string]string `json:"inputs"`
 	pipelineRequest

@@ -41,7 +41,7 @@ func (s *server) registerSelf(c *fiber.Ctx) error {
 	}
 	existing, err := s.store.GetClusterByUID(ctx, inv.ClusterUID)
 	if err == nil {
-		return c.JSON(existing)
+		return c.JSON(view(*existing))
 	}
 	if !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -55,10 +55,10 @@ func (s *server) registerSelf(c *fiber.Ctx) error {
 		if errors.As(err, &conflict) && conflict.Field == "cluster_uid" {
 			// A concurrent call registered it first: answer as the second call.
 			if existing, gerr := s.store.GetClusterByUID(ctx, uid); gerr == nil {
-				return c.JSON(existing)
+				return c.JSON(view(*existing))
 			}
 		}
 		return err
 	}
-	return c.Status(http.StatusCreated).JSON(row)
+	return c.Status(http.StatusCreated).JSON(view(*row))
 }

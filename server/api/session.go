@@ -66,8 +66,8 @@ func (o SessionOptions) now() time.Time { return o.Now().UTC().Truncate(time.Mic
 
 // signInRequest is POST /api/v1/session. Password is never logged.
 type signInRequest struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
+	Username string `json:"username" jsonschema:"required"`
+	Password string `json:"password" jsonschema:"required"`
 }
 
 // sessionUser is who is signed in.

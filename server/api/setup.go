@@ -36,9 +36,9 @@ func errAdminExists() *Problem {
 // setupAdminRequest is POST /setup/admin. Password is never logged or
 // returned.
 type setupAdminRequest struct {
-	Email    string `json:"email"`
-	Username string `json:"username"`
-	Password string `json:"password"`
+	Email    string `json:"email" jsonschema:"required"`
+	Username string `json:"username" jsonschema:"required"`
+	Password string `json:"password" jsonschema:"required"`
 }
 
 // setupAdminResponse is the created super-admin, without any trace of the

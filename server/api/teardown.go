@@ -15,7 +15,7 @@ import (
 // teardownRequest is POST /clusters/{id}/teardown: the cluster's name,
 // repeated as confirmation that its cloud resources may be destroyed.
 type teardownRequest struct {
-	ConfirmName string `json:"confirmName"`
+	ConfirmName string `json:"confirmName" jsonschema:"required"`
 }
 
 // lifecycleResponse answers a disconnect or a teardown: the cluster's new

@@ -88,7 +88,9 @@ const (
 // namespace/name, then restarts, control plane (components by name) and
 // usage.
 func Compute(in Input) Score {
-	var findings []Finding
+	// Empty, never nil: the API sends a healthy cluster's findings as [],
+	// which its document (an array, always present) and the dashboard expect.
+	findings := []Finding{}
 	findings = append(findings, nodeFindings(in.Nodes)...)
 	findings = append(findings, podFindings(in.Pods)...)
 	findings = append(findings, controlPlaneFindings(in.ControlPlane)...)

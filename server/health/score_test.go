@@ -1,7 +1,9 @@
 package health
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -160,6 +162,18 @@ func TestCompute(t *testing.T) {
 				t.Errorf("findings sum to %v, want 100 - %v", sum, tc.score)
 			}
 		})
+	}
+}
+
+// A healthy cluster's findings are sent as [], not null: the API documents
+// an array that is always there.
+func TestComputeSendsNoFindingsAsAnEmptyList(t *testing.T) {
+	b, err := json.Marshal(Compute(Input{Nodes: []corev1.Node{readyNode("a")}, ControlPlane: allComponents()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"findings":[]`) {
+		t.Errorf("score = %s, want \"findings\":[]", b)
 	}
 }
 

@@ -15,10 +15,8 @@ export type ConnectRequest = S['ConnectRequest'];
 export type ProvisionRequest = S['ProvisionRequest'];
 export type Session = S['Session'];
 export type Problem = S['Problem'];
-// The provider document carries topologies and allowed values beyond what
-// the hand-written schema lists today.
-export type InputField = S['InputField'] & { allowed?: string[] };
-export type Provider = Omit<S['Provider'], 'schema'> & { topologies?: string[]; schema?: InputField[] };
+export type InputField = S['InputField'];
+export type Provider = S['Provider'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -109,8 +107,8 @@ export const api = {
   teardown: (id: string, confirmName: string) =>
     request<void>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/teardown`, { confirmName }),
   overview: () => request<Overview>('GET', '/api/v1/federation/overview'),
-  providers: () => request<{ items?: Provider[] }>('GET', '/api/v1/providers'),
-  credentials: () => request<{ items?: Credential[] }>('GET', '/api/v1/credentials'),
+  providers: () => request<S['ProviderList']>('GET', '/api/v1/providers'),
+  credentials: () => request<S['CredentialList']>('GET', '/api/v1/credentials'),
   addCredential: (r: CredentialRequest) => request<Credential>('POST', '/api/v1/credentials', r),
   deleteCredential: (id: string) => request<void>('DELETE', `/api/v1/credentials/${encodeURIComponent(id)}`),
   openapi: () => request<{ paths?: Record<string, unknown> }>('GET', '/openapi.json'),

@@ -1226,45 +1226,119 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AuditEvent: {
-            actor?: string;
-            actorId?: string;
-            at?: string;
-            id?: string;
-            method?: string;
-            requestId?: string;
-            route?: string;
-            status?: number;
-            target?: string;
+            actor: string;
+            actorId: string;
+            /** Format: date-time */
+            at: string;
+            id: string;
+            method: string;
+            requestId: string;
+            route: string;
+            status: number;
+            target: string;
         };
         AuditPage: {
-            items?: components["schemas"]["AuditEvent"][];
-            next?: string;
+            items: {
+                actor: string;
+                actorId: string;
+                /** Format: date-time */
+                at: string;
+                id: string;
+                method: string;
+                requestId: string;
+                route: string;
+                status: number;
+                target: string;
+            }[];
+            next: string;
         };
         Cluster: {
-            badge?: string;
+            badge: string;
             cluster_uid?: string;
-            created_at?: string;
+            /** Format: date-time */
+            created_at: string;
             credential_id?: string;
-            id?: string;
-            is_host?: boolean;
-            kubernetes_version?: string;
-            message?: string;
-            name?: string;
-            node_count?: number;
-            nodes?: components["schemas"]["Node"][];
+            id: string;
+            is_host: boolean;
+            kubernetes_version: string;
+            message: string;
+            name: string;
+            node_count: number;
+            nodes?: {
+                conditions: {
+                    message?: string;
+                    reason?: string;
+                    status: string;
+                    type: string;
+                }[];
+                cpu: {
+                    allocatable: string;
+                    capacity: string;
+                };
+                memory: {
+                    allocatable: string;
+                    capacity: string;
+                };
+                name: string;
+                ready: boolean;
+                roles: string[];
+                version: string;
+            }[];
             nodesError?: string;
             plugin?: string;
-            provider?: string;
-            ready_node_count?: number;
-            region?: string;
-            source?: string;
-            status?: string;
-            updated_at?: string;
+            provider: string;
+            ready_node_count: number;
+            region: string;
+            source: string;
+            status: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         ClusterList: {
-            continue?: string;
-            hostRegistered?: boolean;
-            items?: components["schemas"]["Cluster"][];
+            continue: string;
+            hostRegistered: boolean;
+            items: {
+                badge: string;
+                cluster_uid?: string;
+                /** Format: date-time */
+                created_at: string;
+                credential_id?: string;
+                id: string;
+                is_host: boolean;
+                kubernetes_version: string;
+                message: string;
+                name: string;
+                node_count: number;
+                nodes?: {
+                    conditions: {
+                        message?: string;
+                        reason?: string;
+                        status: string;
+                        type: string;
+                    }[];
+                    cpu: {
+                        allocatable: string;
+                        capacity: string;
+                    };
+                    memory: {
+                        allocatable: string;
+                        capacity: string;
+                    };
+                    name: string;
+                    ready: boolean;
+                    roles: string[];
+                    version: string;
+                }[];
+                nodesError?: string;
+                plugin?: string;
+                provider: string;
+                ready_node_count: number;
+                region: string;
+                source: string;
+                status: string;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
         };
         ConnectRequest: {
             adminEmail?: string;
@@ -1339,25 +1413,30 @@ export interface components {
             label: string;
         };
         FieldProblem: {
-            field?: string;
-            message?: string;
+            field: string;
+            message: string;
         };
         Finding: {
-            detail?: string;
-            penalty?: number;
-            rule?: string;
-            subject?: string;
+            detail: string;
+            penalty: number;
+            rule: string;
+            subject: string;
         };
         Health: {
-            status?: string;
+            status: string;
         };
         HealthScore: {
-            badge?: string;
-            cpuPercent?: number;
-            findings?: components["schemas"]["Finding"][];
-            memoryPercent?: number;
-            score?: number;
-            usageSource?: string;
+            badge: string;
+            cpuPercent: number;
+            findings: {
+                detail: string;
+                penalty: number;
+                rule: string;
+                subject: string;
+            }[];
+            memoryPercent: number;
+            score: number;
+            usageSource: string;
         };
         InputField: {
             allowed?: string[];
@@ -1378,49 +1457,88 @@ export interface components {
             type: string;
         };
         LifecycleResponse: {
-            id?: string;
-            message?: string;
-            name?: string;
-            status?: string;
+            id: string;
+            message: string;
+            name: string;
+            status: string;
         };
         Node: {
-            name?: string;
-            ready?: boolean;
-            version?: string;
+            conditions: {
+                message?: string;
+                reason?: string;
+                status: string;
+                type: string;
+            }[];
+            cpu: {
+                allocatable: string;
+                capacity: string;
+            };
+            memory: {
+                allocatable: string;
+                capacity: string;
+            };
+            name: string;
+            ready: boolean;
+            roles: string[];
+            version: string;
         };
         Overview: {
-            clusters?: components["schemas"]["OverviewRow"][];
-            summary?: components["schemas"]["OverviewSummary"];
+            clusters: {
+                badge?: string;
+                cpuPercent: number;
+                error?: string;
+                id: string;
+                memoryPercent: number;
+                monthlyCost: number;
+                name: string;
+                nodesReady: number;
+                nodesTotal: number;
+                reachable: boolean;
+                score: number;
+                unpricedNodes: number;
+            }[];
+            summary: {
+                averageCpuPercent: number;
+                clusters: number;
+                currency: string;
+                healthy: number;
+                monthlyCost: number;
+                nodesReady: number;
+                nodesTotal: number;
+            };
         };
         OverviewRow: {
             badge?: string;
-            cpuPercent?: number;
+            cpuPercent: number;
             error?: string;
-            id?: string;
-            memoryPercent?: number;
-            monthlyCost?: number;
-            name?: string;
-            nodesReady?: number;
-            nodesTotal?: number;
-            reachable?: boolean;
-            score?: number;
-            unpricedNodes?: number;
+            id: string;
+            memoryPercent: number;
+            monthlyCost: number;
+            name: string;
+            nodesReady: number;
+            nodesTotal: number;
+            reachable: boolean;
+            score: number;
+            unpricedNodes: number;
         };
         OverviewSummary: {
-            averageCpuPercent?: number;
-            clusters?: number;
-            currency?: string;
-            healthy?: number;
-            monthlyCost?: number;
-            nodesReady?: number;
-            nodesTotal?: number;
+            averageCpuPercent: number;
+            clusters: number;
+            currency: string;
+            healthy: number;
+            monthlyCost: number;
+            nodesReady: number;
+            nodesTotal: number;
         };
         Problem: {
-            detail?: string;
-            fields?: components["schemas"]["FieldProblem"][];
-            status?: number;
-            title?: string;
-            type?: string;
+            detail: string;
+            fields?: {
+                field: string;
+                message: string;
+            }[];
+            status: number;
+            title: string;
+            type: string;
         };
         Provider: {
             availability: string;
@@ -1544,7 +1662,7 @@ export interface components {
             gitCredentialsSecretRef?: string;
             gitOpsPath?: string;
             gitOpsRepoURL: string;
-            inputs: {
+            inputs?: {
                 [key: string]: string;
             };
             name: string;
@@ -1557,8 +1675,14 @@ export interface components {
         };
         Session: {
             csrfToken: string;
+            /** Format: date-time */
             expiresAt?: string;
-            user: components["schemas"]["SessionUser"];
+            user: {
+                email?: string;
+                id?: string;
+                role: string;
+                username: string;
+            };
         };
         SessionUser: {
             email?: string;
@@ -1567,10 +1691,11 @@ export interface components {
             username: string;
         };
         SetupAdmin: {
-            createdAt?: string;
-            email?: string;
-            id?: string;
-            username?: string;
+            /** Format: date-time */
+            createdAt: string;
+            email: string;
+            id: string;
+            username: string;
         };
         SetupAdminRequest: {
             email: string;
@@ -1593,17 +1718,34 @@ export interface components {
             confirmName: string;
         };
         Token: {
-            active?: boolean;
-            createdAt?: string;
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
             expiresAt?: string;
-            id?: string;
+            id: string;
+            /** Format: date-time */
             lastUsedAt?: string;
-            name?: string;
+            name: string;
+            /** Format: date-time */
             revokedAt?: string;
-            role?: string;
+            role: string;
         };
         TokenList: {
-            items?: components["schemas"]["Token"][];
+            items: {
+                active: boolean;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                expiresAt?: string;
+                id: string;
+                /** Format: date-time */
+                lastUsedAt?: string;
+                name: string;
+                /** Format: date-time */
+                revokedAt?: string;
+                role: string;
+            }[];
         };
     };
     responses: never;

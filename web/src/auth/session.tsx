@@ -20,7 +20,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
 
   const signedIn = useCallback((session: Session) => {
-    setCsrfToken(session.csrfToken ?? '');
+    setCsrfToken(session.csrfToken);
     setAuth({ state: 'signed-in', session });
   }, []);
 

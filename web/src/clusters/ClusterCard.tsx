@@ -41,7 +41,7 @@ export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, withHe
         </div>
       </header>
       <dl className="facts">
-        <div><dt>Nodes</dt><dd>{c.ready_node_count ?? 0}/{c.node_count ?? 0} ready</dd></div>
+        <div><dt>Nodes</dt><dd>{c.ready_node_count}/{c.node_count} ready</dd></div>
         <div><dt>Provider</dt><dd>{c.provider || '—'}</dd></div>
         <div><dt>Region</dt><dd>{c.region || '—'}</dd></div>
         <div><dt>Kubernetes</dt><dd>{c.kubernetes_version || '—'}</dd></div>

@@ -45,18 +45,18 @@ export function ClusterDetailPage() {
       <nav aria-label="Breadcrumb" className="crumbs"><Link to="/clusters">Clusters</Link> / {c.name}</nav>
       <div className="page-head">
         <h1>{c.name}</h1>
-        <div className="badges"><StatusBadge status={c.status} />{health.data && <HealthBadge score={health.data.score ?? 0} />}</div>
+        <div className="badges"><StatusBadge status={c.status} />{health.data && <HealthBadge score={health.data.score} />}</div>
       </div>
       {c.message && <p className="message">{c.message}</p>}
       <section className="panel" aria-labelledby="phase-title">
         <h2 id="phase-title">Phase</h2>
         {c.source === 'self_registered' ? <p className="muted">A self-registered cluster has no HostCluster to reconcile.</p>
-          : <Timeline status={c.status ?? ''} provisioned={isProvisioned(c.source)} />}
+          : <Timeline status={c.status} provisioned={isProvisioned(c.source)} />}
       </section>
       <section className="panel" aria-labelledby="facts-title">
         <h2 id="facts-title">Details</h2>
         <dl className="facts">
-          <div><dt>Nodes</dt><dd>{c.ready_node_count ?? 0}/{c.node_count ?? 0} ready</dd></div>
+          <div><dt>Nodes</dt><dd>{c.ready_node_count}/{c.node_count} ready</dd></div>
           <div><dt>Provider</dt><dd>{c.provider || '—'}</dd></div>
           <div><dt>Region</dt><dd>{c.region || '—'}</dd></div>
           <div><dt>Kubernetes</dt><dd>{c.kubernetes_version || '—'}</dd></div>
@@ -71,13 +71,13 @@ export function ClusterDetailPage() {
           : health.isError ? <p className="muted">No live metrics: {health.error.message}</p>
           : (
             <>
-              <p>Score <strong>{Math.round(health.data.score ?? 0)}</strong> of 100 · CPU {(health.data.cpuPercent ?? 0).toFixed(1)}% · memory {(health.data.memoryPercent ?? 0).toFixed(1)}%</p>
-              {(health.data.findings ?? []).length === 0 ? <p className="muted">No findings: nothing was deducted.</p> : (
+              <p>Score <strong>{Math.round(health.data.score)}</strong> of 100 · CPU {health.data.cpuPercent.toFixed(1)}% · memory {health.data.memoryPercent.toFixed(1)}%</p>
+              {health.data.findings.length === 0 ? <p className="muted">No findings: nothing was deducted.</p> : (
                 <table className="table">
                   <caption className="sr-only">Findings</caption>
                   <thead><tr><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Penalty</th></tr></thead>
                   <tbody>
-                    {health.data.findings!.map((f, i) => (
+                    {health.data.findings.map((f, i) => (
                       <tr key={i}><td>{f.detail || f.rule}</td><td>{f.subject}</td><td>−{f.penalty}</td></tr>
                     ))}
                   </tbody>
@@ -95,7 +95,7 @@ export function ClusterDetailPage() {
             <thead><tr><th scope="col">Name</th><th scope="col">Ready</th><th scope="col">Version</th></tr></thead>
             <tbody>{c.nodes.map((n) => <tr key={n.name}><td>{n.name}</td><td>{n.ready ? 'Ready' : 'Not ready'}</td><td>{n.version}</td></tr>)}</tbody>
           </table>
-        ) : !c.nodesError && <p className="muted">{c.ready_node_count ?? 0} of {c.node_count ?? 0} nodes ready; per-node details are shown for a self-registered cluster.</p>}
+        ) : !c.nodesError && <p className="muted">{c.ready_node_count} of {c.node_count} nodes ready; per-node details are shown for a self-registered cluster.</p>}
       </section>
       <section className="panel" aria-labelledby="kubectl-title">
         <h2 id="kubectl-title">Watch it with kubectl</h2>

@@ -40,7 +40,7 @@ export function ClustersPage() {
   else if (q.isError) {
     body = <ErrorState title="The clusters could not be loaded." error={q.error} onRetry={() => { setCursors(['']); q.refetch(); }} />;
   } else {
-    const items = q.data.items ?? [];
+    const items = q.data.items;
     const filtered = hasFilters(filters);
     const next = q.data.continue;
     body = (

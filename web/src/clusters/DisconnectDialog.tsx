@@ -8,7 +8,7 @@ import { clusterKeys } from './queries';
 export function DisconnectDialog({ cluster, onClose }: { cluster: Cluster; onClose: () => void }) {
   const qc = useQueryClient();
   const m = useMutation({
-    mutationFn: () => api.disconnect(cluster.id!),
+    mutationFn: () => api.disconnect(cluster.id),
     onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); },
   });
   const self = cluster.source === 'self_registered';

@@ -70,7 +70,7 @@ function AddCredentialForm() {
 function CredentialRow({ c }: { c: Credential }) {
   const qc = useQueryClient();
   const del = useMutation({
-    mutationFn: () => api.deleteCredential(c.id!),
+    mutationFn: () => api.deleteCredential(c.id),
     onSuccess: () => qc.invalidateQueries({ queryKey: credentialKeys.all }),
   });
   return (
@@ -95,13 +95,13 @@ export function CredentialsPage() {
         <h2 id="stored-title">Stored</h2>
         {q.isPending ? <Loading what="credentials" />
           : q.isError ? <ErrorState title="The credentials could not be loaded." error={q.error} onRetry={() => q.refetch()} />
-          : (q.data.items ?? []).length === 0 ? <Empty>No credentials stored yet.</Empty>
+          : q.data.items.length === 0 ? <Empty>No credentials stored yet.</Empty>
           : (
             <div className="table-wrap">
               <table className="table">
                 <caption className="sr-only">Stored cloud credentials</caption>
                 <thead><tr><th scope="col">Label</th><th scope="col">Kind</th><th scope="col">Last 4</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
-                <tbody>{q.data.items!.map((c) => <CredentialRow key={c.id} c={c} />)}</tbody>
+                <tbody>{q.data.items.map((c) => <CredentialRow key={c.id} c={c} />)}</tbody>
               </table>
             </div>
           )}

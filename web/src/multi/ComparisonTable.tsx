@@ -17,8 +17,8 @@ const columns: { key: Key; label: string }[] = [
 ];
 
 function sortValue(r: OverviewRow, k: Key): number | string {
-  if (k === 'name') return r.name ?? '';
-  if (k === 'nodes') return (r.nodesTotal ?? 0) ? (r.nodesReady ?? 0) / (r.nodesTotal ?? 1) : 0;
+  if (k === 'name') return r.name;
+  if (k === 'nodes') return r.nodesTotal ? r.nodesReady / r.nodesTotal : 0;
   return r[k] ?? 0;
 }
 
@@ -65,10 +65,10 @@ export function ComparisonTable({ rows, currency }: { rows: OverviewRow[]; curre
           {sorted.map((r) => (
             <tr key={r.id}>
               <th scope="row">{r.name}{!r.reachable && <span className="muted"> (unreachable{r.error ? `: ${r.error}` : ''})</span>}</th>
-              <td><span className={`badge ${r.badge || 'gray'}`}>{r.reachable ? Math.round(r.score ?? 0) : '—'}</span></td>
-              <td>{r.nodesReady ?? 0}/{r.nodesTotal ?? 0}</td>
-              <td><Bar value={r.cpuPercent ?? 0} label={`CPU of ${r.name}`} /></td>
-              <td><Bar value={r.memoryPercent ?? 0} label={`Memory of ${r.name}`} /></td>
+              <td><span className={`badge ${r.badge || 'gray'}`}>{r.reachable ? Math.round(r.score) : '—'}</span></td>
+              <td>{r.nodesReady}/{r.nodesTotal}</td>
+              <td><Bar value={r.cpuPercent} label={`CPU of ${r.name}`} /></td>
+              <td><Bar value={r.memoryPercent} label={`Memory of ${r.name}`} /></td>
               <td>{money(r.monthlyCost, currency)}</td>
             </tr>
           ))}

@@ -31,7 +31,7 @@ function TooltipBody({ active, payload }: { active?: boolean; payload?: { payloa
 /** Clusters sized by CPU usage %, coloured by status. */
 export function CpuTreemap({ rows }: { rows: OverviewRow[] }) {
   // A cluster at 0% still gets a sliver, so it can be seen and hovered.
-  const data: Cell[] = rows.map((r) => ({ name: r.name ?? r.id ?? '', size: Math.max(r.cpuPercent ?? 0, 0.5), cpu: r.cpuPercent ?? 0, badge: r.reachable ? (r.badge || 'gray') : 'gray' }));
+  const data: Cell[] = rows.map((r) => ({ name: r.name, size: Math.max(r.cpuPercent, 0.5), cpu: r.cpuPercent, badge: r.reachable ? (r.badge || 'gray') : 'gray' }));
   return (
     <div className="treemap" data-testid="treemap" role="img" aria-label={`Treemap of CPU usage: ${data.map((d) => `${d.name} ${pct(d.cpu)}`).join(', ')}`}>
       <ResponsiveContainer width="100%" height={280}>

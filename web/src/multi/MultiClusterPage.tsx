@@ -12,13 +12,13 @@ export function MultiClusterPage() {
       <div className="page-head"><h1>Multi-Cluster View</h1></div>
       {q.isPending ? <Loading what="the fleet overview" />
         : q.isError ? <ErrorState title="The fleet overview could not be loaded." error={q.error} onRetry={() => q.refetch()} />
-        : (q.data.clusters ?? []).length === 0 ? <Empty>No reachable clusters to compare yet.</Empty>
+        : q.data.clusters.length === 0 ? <Empty>No reachable clusters to compare yet.</Empty>
         : (
           <>
             <SummaryCards summary={q.data.summary ?? {}} />
             <section className="panel" aria-labelledby="compare-title">
               <h2 id="compare-title">Comparison</h2>
-              <ComparisonTable rows={q.data.clusters!} currency={q.data.summary?.currency ?? 'USD'} />
+              <ComparisonTable rows={q.data.clusters} currency={q.data.summary.currency} />
             </section>
             <section className="panel" aria-labelledby="treemap-title">
               <h2 id="treemap-title">CPU usage by cluster</h2>

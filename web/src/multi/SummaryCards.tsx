@@ -15,9 +15,9 @@ function Card({ label, value, testid }: { label: string; value: string; testid: 
 export function SummaryCards({ summary: s }: { summary: Summary }) {
   return (
     <section className="summary-cards" aria-label="Fleet summary">
-      <Card testid="total-clusters" label="Total Clusters" value={String(s.clusters ?? 0)} />
-      <Card testid="healthy-clusters" label="Healthy Clusters" value={`${s.healthy ?? 0}/${s.clusters ?? 0}`} />
-      <Card testid="total-nodes" label="Total Nodes" value={`${s.nodesReady ?? 0}/${s.nodesTotal ?? 0}`} />
+      <Card testid="total-clusters" label="Total Clusters" value={String(s.clusters)} />
+      <Card testid="healthy-clusters" label="Healthy Clusters" value={`${s.healthy}/${s.clusters}`} />
+      <Card testid="total-nodes" label="Total Nodes" value={`${s.nodesReady}/${s.nodesTotal}`} />
       <Card testid="avg-cpu" label="Avg CPU Usage" value={pct(s.averageCpuPercent)} />
       <Card testid="monthly-cost" label="Monthly Cost" value={money(s.monthlyCost, s.currency ?? 'USD')} />
     </section>

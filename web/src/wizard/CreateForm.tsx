@@ -26,12 +26,12 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
 
   if (q.isPending) return <Loading what="providers" />;
   if (q.isError) return <ErrorState title="The providers could not be loaded." error={q.error} onRetry={() => q.refetch()} />;
-  const providers = q.data.items ?? [];
+  const providers = q.data.items;
 
   function choose(p: Provider) {
     setChosen(p);
-    setTopology(p.topologies?.[0] ?? '');
-    setInputs(defaultsOf(p.schema ?? []));
+    setTopology(p.topologies[0] ?? '');
+    setInputs(defaultsOf(p.schema));
   }
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -63,16 +63,16 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
           <Field label="Name" error={errors.name} help="Lowercase letters, digits and '-', e.g. prod-eu-1" required>
             {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
           </Field>
-          {(chosen.topologies?.length ?? 0) > 0 && (
+          {chosen.topologies.length > 0 && (
             <Field label="Topology" error={errors.topology}>
               {(p) => (
                 <select {...p} name="topology" value={topology} onChange={(e) => setTopology(e.target.value)}>
-                  {chosen.topologies!.map((t) => <option key={t} value={t}>{topologyLabels[t] ?? t}</option>)}
+                  {chosen.topologies.map((t) => <option key={t} value={t}>{topologyLabels[t] ?? t}</option>)}
                 </select>
               )}
             </Field>
           )}
-          <SchemaForm fields={chosen.schema ?? []} values={inputs} errors={errors} onChange={setInputs} />
+          <SchemaForm fields={chosen.schema} values={inputs} errors={errors} onChange={setInputs} />
           <PipelineFields values={pipeline} errors={errors} onChange={setPipeline} />
         </>
       )}

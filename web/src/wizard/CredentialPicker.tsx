@@ -16,7 +16,7 @@ export function CredentialPicker({ value, error, onChange }: { value: string; er
     mutationFn: () => api.addCredential({ label, kind: 'access_key', fields: { accessKeyId, secretAccessKey } }),
     onSuccess: (c) => {
       qc.invalidateQueries({ queryKey: credentialKeys.all });
-      onChange(c.id ?? '');
+      onChange(c.id);
       setAdding(false);
       setLabel(''); setAccessKeyId(''); setSecret('');
     },

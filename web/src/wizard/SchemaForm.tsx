@@ -22,7 +22,7 @@ export function SchemaForm({ fields, values, errors, onChange }: Props) {
     <fieldset>
       <legend>Provider settings</legend>
       {fields.map((f) => {
-        const name = f.name ?? '';
+        const name = f.name;
         const error = errors[`inputs.${name}`] ?? errors[name];
         const value = values[name] ?? '';
         if (name === 'credentialRef') {
