@@ -46,6 +46,9 @@ type Role struct {
 	ARN string
 	// ExternalID, when set, must be sent by AssumeRole callers.
 	ExternalID string
+	// MaxSession is the longest session AssumeRole grants (IAM's
+	// MaxSessionDuration); zero means AWS's default of an hour.
+	MaxSession time.Duration
 	account    string
 	name       string
 	id         string
@@ -91,6 +94,29 @@ func (i *IAM) AddRole(account, name, externalID string) string {
 	defer i.mu.Unlock()
 	i.roles[r.ARN] = r
 	return r.ARN
+}
+
+// SetMaxSession sets the MaxSessionDuration of the role arn.
+func (i *IAM) SetMaxSession(arn string, d time.Duration) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	r := i.roles[arn]
+	r.MaxSession = d
+	i.roles[arn] = r
+}
+
+// Key returns the principal of an access key the fakes issued.
+func (i *IAM) Key(accessKeyID string) (Principal, bool) { return i.key(accessKeyID) }
+
+// Session issues temporary credentials of the role arn directly, as if
+// its holder had assumed it: e.g. the instance role or web identity a
+// program finds in its environment.
+func (i *IAM) Session(arn, session string, lifetime time.Duration) Principal {
+	r, ok := i.role(arn)
+	if !ok {
+		panic("fakeaws: no role " + arn)
+	}
+	return i.assume(r, session, lifetime)
 }
 
 // Expire makes the temporary credentials of accessKeyID expire now.
