@@ -1,6 +1,7 @@
 // Package fakeaws runs local HTTP endpoints that speak AWS's wire protocols,
 // for tests: SSM (JSON 1.1), STS (query protocol, header-signed POSTs and
-// presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes) and EKS
+// presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes, volumes,
+// security groups), Elastic Load Balancing v2 (query protocol) and EKS
 // (REST-JSON: DescribeClusterVersions). The real aws-sdk-go-v2 clients talk to them through
 // BaseEndpoint or AWS_ENDPOINT_URL_<SERVICE>. Every request must carry a
 // SigV4 signature that the fake recomputes with the secret of a key it
@@ -164,7 +165,7 @@ func (i *IAM) assume(r Role, session string, lifetime time.Duration) Principal {
 	return p
 }
 
-// Server is a fake SSM, STS, EC2 and EKS on loopback HTTP servers, sharing
+// Server is a fake SSM, STS, EC2, EKS and ELBv2 on loopback HTTP servers, sharing
 // one IAM.
 type Server struct {
 	IAM *IAM
@@ -172,20 +173,23 @@ type Server struct {
 	STS *STS
 	EC2 *EC2
 	EKS *EKS
+	ELB *ELBv2
 	// SSMURL, STSURL, EC2URL and EKSURL are the endpoints, e.g.
 	// http://127.0.0.1:41234.
 	SSMURL, STSURL, EC2URL, EKSURL string
+	// ELBURL is Elastic Load Balancing v2's endpoint.
+	ELBURL string
 }
 
 // Start runs the fakes until the test ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
 	iam := NewIAM()
-	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam)}
+	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam), ELB: NewELBv2(iam)}
 	for _, e := range []struct {
 		h   http.Handler
 		url *string
-	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}} {
+	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}, {s.ELB, &s.ELBURL}} {
 		srv := httptest.NewServer(e.h)
 		tb.Cleanup(srv.Close)
 		*e.url = srv.URL
@@ -201,6 +205,8 @@ func (s *Server) Env() map[string]string {
 		"AWS_ENDPOINT_URL_STS": s.STSURL,
 		"AWS_ENDPOINT_URL_EC2": s.EC2URL,
 		"AWS_ENDPOINT_URL_EKS": s.EKSURL,
+		// The SDK's name for Elastic Load Balancing v2's variable.
+		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2": s.ELBURL,
 	}
 }
 

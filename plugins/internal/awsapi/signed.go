@@ -82,18 +82,22 @@ type transportError struct{ err error }
 func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
 
-// queryError reads an EC2 query-protocol error body.
+// queryError reads a query-protocol error body: EC2's
+// <Response><Errors><Error> or the other services' <ErrorResponse><Error>.
 func queryError(resp *http.Response, body []byte) (string, string) {
-	var e struct {
-		Errors []struct {
-			Code    string `xml:"Code"`
-			Message string `xml:"Message"`
-		} `xml:"Errors>Error"`
+	type apiError struct {
+		Code    string `xml:"Code"`
+		Message string `xml:"Message"`
 	}
-	if xml.Unmarshal(body, &e) != nil || len(e.Errors) == 0 {
+	var e struct {
+		Errors []apiError `xml:"Errors>Error"`
+		Error  []apiError `xml:"Error"`
+	}
+	if xml.Unmarshal(body, &e) != nil || len(e.Errors)+len(e.Error) == 0 {
 		return resp.Status, strings.TrimSpace(string(body))
 	}
-	return e.Errors[0].Code, e.Errors[0].Message
+	first := append(e.Errors, e.Error...)[0]
+	return first.Code, first.Message
 }
 
 // restJSONError reads a REST-JSON error: the code in X-Amzn-Errortype

@@ -8,8 +8,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -106,8 +104,8 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	}
 	out := sdk.OperationStatus{OperationID: req.OperationID, State: st.State, Message: st.Message,
 		Progress: st.Progress, LogTail: st.LogTail, ErrorClass: st.ErrorClass}
-	if op.Action == terraform.Destroy && st.State == sdk.Succeeded && op.Relay != "" {
-		return p.deleteRelay(ctx, req.Credentials, op, out)
+	if op.Action == terraform.Destroy && st.State == sdk.Succeeded {
+		return finishDestroy(ctx, req.Credentials, op, out)
 	}
 	if op.Action == terraform.Destroy || st.State != sdk.Succeeded {
 		if op.Action == terraform.Apply {
@@ -129,23 +127,6 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	}
 	settling.OperationID, settling.LogTail = req.OperationID, st.LogTail
 	return *settling, nil
-}
-
-// deleteRelay deletes the SSM parameters the nodes wrote once terraform
-// destroyed everything else; until that worked the destroy is Running.
-func (p *Provider) deleteRelay(ctx context.Context, creds sdk.Credentials, op operation, out sdk.OperationStatus) (sdk.OperationStatus, error) {
-	cfg, err := awsapi.Config(ctx, creds, op.Region)
-	if err != nil {
-		return sdk.OperationStatus{}, err
-	}
-	n, err := awsapi.DeletePath(ctx, ssm.NewFromConfig(cfg), op.Relay)
-	if err != nil {
-		out.State, out.Progress = sdk.Running, 99
-		out.Message = fmt.Sprintf("terraform destroy done; deleting the bootstrap parameters under %s failed, retrying: %v", op.Relay, err)
-		return out, nil
-	}
-	out.Message = fmt.Sprintf("%s; deleted %d bootstrap parameters under %s", out.Message, n, op.Relay)
-	return out, nil
 }
 
 // Kubeconfig builds the admin kubeconfig of a provisioned cluster from the
