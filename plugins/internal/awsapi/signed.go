@@ -28,7 +28,13 @@ import (
 // AWS_ENDPOINT_URL_<SERVICE>, else AWS_ENDPOINT_URL (cfg.BaseEndpoint),
 // else AWS's own.
 func endpoint(cfg aws.Config, service string) string {
-	if u := os.Getenv("AWS_ENDPOINT_URL_" + strings.ToUpper(service)); u != "" {
+	return endpointOf(cfg, strings.ToUpper(service), service)
+}
+
+// endpointOf is endpoint for a service whose variable (the SDK's service
+// ID, e.g. ELASTIC_LOAD_BALANCING_V2) differs from its host name.
+func endpointOf(cfg aws.Config, envID, service string) string {
+	if u := os.Getenv("AWS_ENDPOINT_URL_" + envID); u != "" {
 		return strings.TrimSuffix(u, "/")
 	}
 	if cfg.BaseEndpoint != nil && *cfg.BaseEndpoint != "" {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
@@ -67,40 +66,32 @@ func Sweep(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult
 	return res, sweepSecurityGroups(ctx, cfg, clusterName, &res)
 }
 
-// ec2Call sends one EC2 query-protocol call.
-func ec2Call(ctx context.Context, cfg aws.Config, form url.Values, out any) error {
+// ec2Call sends one EC2 query-protocol call and returns the answer.
+func ec2Call(ctx context.Context, cfg aws.Config, form url.Values) ([]byte, error) {
 	form.Set("Version", "2016-11-15")
-	return queryCall(ctx, cfg, "ec2", endpoint(cfg, "ec2"), form, out)
+	return queryCall(ctx, cfg, "ec2", endpoint(cfg, "ec2"), form)
 }
 
 // elbCall sends one Elastic Load Balancing v2 call; its endpoint variable
 // is the SDK's AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2.
-func elbCall(ctx context.Context, cfg aws.Config, form url.Values, out any) error {
+func elbCall(ctx context.Context, cfg aws.Config, form url.Values) ([]byte, error) {
 	form.Set("Version", "2015-12-01")
-	base := endpoint(cfg, "elasticloadbalancing")
-	if u := os.Getenv("AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2"); u != "" {
-		base = strings.TrimSuffix(u, "/")
-	}
-	return queryCall(ctx, cfg, "elasticloadbalancing", base, form, out)
+	return queryCall(ctx, cfg, "elasticloadbalancing", endpointOf(cfg, "ELASTIC_LOAD_BALANCING_V2", "elasticloadbalancing"), form)
 }
 
-func queryCall(ctx context.Context, cfg aws.Config, service, base string, form url.Values, out any) error {
+func queryCall(ctx context.Context, cfg aws.Config, service, base string, form url.Values) ([]byte, error) {
 	body := []byte(form.Encode())
 	req, err := newRequest(ctx, http.MethodPost, base+"/", body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-	data, err := send(ctx, cfg, service, req, body, queryError)
-	if err != nil {
-		return err
-	}
-	if out != nil {
-		if err := xml.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("%s %s: unreadable answer: %w", service, form.Get("Action"), err)
-		}
-	}
-	return nil
+	return send(ctx, cfg, service, req, body, queryError)
+}
+
+// unreadable is the error of an answer that does not parse.
+func unreadable(action string, err error) error {
+	return fmt.Errorf("%s: unreadable answer: %w", action, err)
 }
 
 // refusedToDelete returns AWS's code when it refused to delete a resource
@@ -132,8 +123,12 @@ func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *
 			Volumes []volume `xml:"volumeSet>item"`
 		}
 		form := url.Values{"Action": {"DescribeVolumes"}, "Filter.1.Name": {"tag:" + key}, "Filter.1.Value.1": {value}}
-		if err := ec2Call(ctx, cfg, form, &out); err != nil {
+		data, err := ec2Call(ctx, cfg, form)
+		if err != nil {
 			return classifyRaw(err, "list the cluster's EBS volumes with ec2:DescribeVolumes")
+		}
+		if err := xml.Unmarshal(data, &out); err != nil {
+			return unreadable("ec2:DescribeVolumes", err)
 		}
 		for _, v := range out.Volumes {
 			if !seen[v.ID] {
@@ -151,7 +146,7 @@ func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *
 			res.Left = append(res.Left, Leftover{Kind: "volume", ID: v.ID, Reason: reason})
 			continue
 		}
-		err := ec2Call(ctx, cfg, url.Values{"Action": {"DeleteVolume"}, "VolumeId": {v.ID}}, nil)
+		_, err := ec2Call(ctx, cfg, url.Values{"Action": {"DeleteVolume"}, "VolumeId": {v.ID}})
 		if code, ok := refusedToDelete(err); ok {
 			res.Left = append(res.Left, Leftover{Kind: "volume", ID: v.ID, Reason: code})
 			continue
@@ -174,8 +169,12 @@ func sweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string,
 			Name string `xml:"LoadBalancerName"`
 		} `xml:"DescribeLoadBalancersResult>LoadBalancers>member"`
 	}
-	if err := elbCall(ctx, cfg, url.Values{"Action": {"DescribeLoadBalancers"}}, &lbs); err != nil {
+	data, err := elbCall(ctx, cfg, url.Values{"Action": {"DescribeLoadBalancers"}})
+	if err != nil {
 		return classifyRaw(err, "list load balancers with elasticloadbalancing:DescribeLoadBalancers")
+	}
+	if err := xml.Unmarshal(data, &lbs); err != nil {
+		return unreadable("elasticloadbalancing:DescribeLoadBalancers", err)
 	}
 	var all []elbResource
 	for _, lb := range lbs.Items {
@@ -186,7 +185,7 @@ func sweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string,
 		return err
 	}
 	for _, lb := range owned {
-		if err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteLoadBalancer"}, "LoadBalancerArn": {lb.ARN}}, nil); err != nil {
+		if _, err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteLoadBalancer"}, "LoadBalancerArn": {lb.ARN}}); err != nil {
 			if code, ok := refusedToDelete(err); ok {
 				res.Left = append(res.Left, Leftover{Kind: "load balancer", ID: lb.Name, Reason: code})
 				continue
@@ -202,8 +201,11 @@ func sweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string,
 			Name string `xml:"TargetGroupName"`
 		} `xml:"DescribeTargetGroupsResult>TargetGroups>member"`
 	}
-	if err := elbCall(ctx, cfg, url.Values{"Action": {"DescribeTargetGroups"}}, &tgs); err != nil {
+	if data, err = elbCall(ctx, cfg, url.Values{"Action": {"DescribeTargetGroups"}}); err != nil {
 		return classifyRaw(err, "list target groups with elasticloadbalancing:DescribeTargetGroups")
+	}
+	if err := xml.Unmarshal(data, &tgs); err != nil {
+		return unreadable("elasticloadbalancing:DescribeTargetGroups", err)
 	}
 	all = all[:0]
 	for _, tg := range tgs.Items {
@@ -213,7 +215,7 @@ func sweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string,
 		return err
 	}
 	for _, tg := range owned {
-		if err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteTargetGroup"}, "TargetGroupArn": {tg.ARN}}, nil); err != nil {
+		if _, err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteTargetGroup"}, "TargetGroupArn": {tg.ARN}}); err != nil {
 			if code, ok := refusedToDelete(err); ok {
 				res.Left = append(res.Left, Leftover{Kind: "target group", ID: tg.Name, Reason: code})
 				continue
@@ -244,8 +246,12 @@ func ownedELB(ctx context.Context, cfg aws.Config, clusterName string, all []elb
 				} `xml:"Tags>member"`
 			} `xml:"DescribeTagsResult>TagDescriptions>member"`
 		}
-		if err := elbCall(ctx, cfg, form, &out); err != nil {
+		data, err := elbCall(ctx, cfg, form)
+		if err != nil {
 			return nil, classifyRaw(err, "read load balancer tags with elasticloadbalancing:DescribeTags")
+		}
+		if err := xml.Unmarshal(data, &out); err != nil {
+			return nil, unreadable("elasticloadbalancing:DescribeTags", err)
 		}
 		mine := map[string]bool{}
 		for _, d := range out.Items {
@@ -272,11 +278,15 @@ func sweepSecurityGroups(ctx context.Context, cfg aws.Config, clusterName string
 		} `xml:"securityGroupInfo>item"`
 	}
 	form := url.Values{"Action": {"DescribeSecurityGroups"}, "Filter.1.Name": {"tag:" + ClusterTag(clusterName)}, "Filter.1.Value.1": {"owned"}}
-	if err := ec2Call(ctx, cfg, form, &out); err != nil {
+	data, err := ec2Call(ctx, cfg, form)
+	if err != nil {
 		return classifyRaw(err, "list the cluster's security groups with ec2:DescribeSecurityGroups")
 	}
+	if err := xml.Unmarshal(data, &out); err != nil {
+		return unreadable("ec2:DescribeSecurityGroups", err)
+	}
 	for _, g := range out.Groups {
-		err := ec2Call(ctx, cfg, url.Values{"Action": {"DeleteSecurityGroup"}, "GroupId": {g.ID}}, nil)
+		_, err := ec2Call(ctx, cfg, url.Values{"Action": {"DeleteSecurityGroup"}, "GroupId": {g.ID}})
 		if code, ok := refusedToDelete(err); ok {
 			res.Left = append(res.Left, Leftover{Kind: "security group", ID: g.ID + " " + g.Name, Reason: code})
 			continue
