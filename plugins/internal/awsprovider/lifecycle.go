@@ -129,8 +129,8 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	return *settling, nil
 }
 
-// Kubeconfig builds the admin kubeconfig of a provisioned cluster from the
-// apply's outputs.
+// Kubeconfig returns the kubeconfig KubeOpera manages a provisioned
+// cluster with, found from the apply's outputs, and when it expires.
 func (p *Provider) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
 	op, exec, err := p.resolve(ctx, req.OperationID)
 	if err != nil {
