@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +118,8 @@ var awsInputs = map[string]string{"region": "eu-north-1", "credentialRef": "cred
 // aws-vanilla end to end over gRPC: Provision runs the real terraform
 // (state in the kubernetes backend on a sandbox), Status then follows the
 // control planes' bootstrap markers in SSM, Kubeconfig reads the published
-// admin kubeconfig from SSM, Destroy runs terraform destroy.
+// manager kubeconfig from SSM with its token's expiry, Destroy runs
+// terraform destroy and sweeps what Kubernetes left.
 func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	w := newAWSWorld(t, "vanilla", map[string]string{"relay.auto.tfvars": "relay_nonce = \"n0nce\"\n"})
 	p := w.connect(t, "aws-vanilla")
@@ -152,16 +154,26 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/2", "String", "joined")
 	waitState(t, p, op.ID, w.creds, sdk.Succeeded, 10*time.Second)
 
-	kubeconfig := "apiVersion: v1\nkind: Config\nclusters: []\n# published by member 0\n"
+	// What the control planes publish: a 2-hour token of the
+	// kubeopera-manager ServiceAccount, whose expiry the host refreshes by.
+	exp := time.Now().Add(2 * time.Hour).Truncate(time.Second)
+	claims := base64.RawURLEncoding.EncodeToString([]byte(`{"exp":` + strconv.FormatInt(exp.Unix(), 10) + `}`))
+	kubeconfig := "apiVersion: v1\nkind: Config\nusers:\n- name: m\n  user:\n    token: e30." + claims + ".c2ln\n" +
+		"contexts:\n- name: m\n  context:\n    user: m\n    cluster: c\ncurrent-context: m\n"
 	w.aws.SSM.Put("/kubeopera/prod-eu/admin-kubeconfig", "SecureString", kubeconfig)
 	kc, err := p.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: op.ID, Credentials: w.creds})
-	if err != nil || string(kc.Data) != kubeconfig || !kc.ExpiresAt.IsZero() {
-		t.Fatalf("Kubeconfig: %v, %q, expires %v", err, kc.Data, kc.ExpiresAt)
+	if err != nil || string(kc.Data) != kubeconfig || !kc.ExpiresAt.Equal(exp) {
+		t.Fatalf("Kubeconfig: %v, %q, expires %v, want %v", err, kc.Data, kc.ExpiresAt, exp)
 	}
 	again, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
 	if err != nil || again.ID != op.ID {
 		t.Errorf("second Provision: %v, %q vs %q", err, again.ID, op.ID)
 	}
+	// A volume of a PVC still attached when the machines went: the sweep
+	// after terraform destroy names it; a free one of the cluster goes.
+	owned := map[string]string{"kubernetes.io/cluster/kubeopera-prod-eu": "owned"}
+	w.aws.EC2.AddVolume(fakeaws.Volume{ID: "vol-free", State: "available", Tags: owned})
+	w.aws.EC2.AddVolume(fakeaws.Volume{ID: "vol-stuck", State: "in-use", Instance: "i-0gone", Tags: owned})
 	del, err := p.Destroy(ctx, sdk.DestroyRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
 	if err != nil {
 		t.Fatal(err)
@@ -169,6 +181,9 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	done := waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
 	if left := w.aws.SSM.Names("/kubeopera/prod-eu/n0nce"); len(left) != 0 || !strings.Contains(done.Message, "deleted 3 bootstrap parameters") {
 		t.Errorf("after Destroy (%q) the relay still holds %v", done.Message, left)
+	}
+	if _, ok := w.aws.EC2.Volume("vol-free"); ok || !strings.Contains(done.Message, "volume vol-stuck (in-use, attached to i-0gone)") {
+		t.Errorf("after Destroy (%q): want vol-free deleted and vol-stuck named", done.Message)
 	}
 	if _, ok := w.aws.SSM.Get("/kubeopera/prod-eu/members/0"); !ok {
 		t.Error("Destroy deleted a parameter outside its own provision's relay path")

@@ -33,13 +33,16 @@ var DefaultInstanceTypes = []InstanceType{
 }
 
 // EC2 is a fake Amazon EC2 speaking the EC2 query protocol (form-encoded
-// POSTs, XML answers): DescribeInstanceTypes.
+// POSTs, XML answers): DescribeInstanceTypes, and the volume and security
+// group calls of ec2res.go.
 type EC2 struct {
 	iam *IAM
 
 	mu    sync.Mutex
 	types map[string]InstanceType
 	calls int
+
+	resources ec2Resources
 }
 
 // NewEC2 returns an EC2 that knows DefaultInstanceTypes and accepts the
@@ -105,6 +108,8 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch form.Get("Action") {
 	case "DescribeInstanceTypes":
 		e.describeInstanceTypes(w, form)
+	case "DescribeVolumes", "DeleteVolume", "DescribeSecurityGroups", "DeleteSecurityGroup":
+		e.resources.serve(w, form)
 	default:
 		ec2Error(w, http.StatusBadRequest, "InvalidAction", "The action "+form.Get("Action")+" is not valid for this web service.")
 	}

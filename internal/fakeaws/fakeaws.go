@@ -1,6 +1,7 @@
 // Package fakeaws runs local HTTP endpoints that speak AWS's wire protocols,
 // for tests: SSM (JSON 1.1), STS (query protocol, header-signed POSTs and
-// presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes) and EKS
+// presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes, volumes,
+// security groups), Elastic Load Balancing v2 (query protocol) and EKS
 // (REST-JSON: DescribeClusterVersions). The real aws-sdk-go-v2 clients talk to them through
 // BaseEndpoint or AWS_ENDPOINT_URL_<SERVICE>. Every request must carry a
 // SigV4 signature that the fake recomputes with the secret of a key it
@@ -46,6 +47,9 @@ type Role struct {
 	ARN string
 	// ExternalID, when set, must be sent by AssumeRole callers.
 	ExternalID string
+	// MaxSession is the longest session AssumeRole grants (IAM's
+	// MaxSessionDuration); zero means AWS's default of an hour.
+	MaxSession time.Duration
 	account    string
 	name       string
 	id         string
@@ -93,6 +97,29 @@ func (i *IAM) AddRole(account, name, externalID string) string {
 	return r.ARN
 }
 
+// SetMaxSession sets the MaxSessionDuration of the role arn.
+func (i *IAM) SetMaxSession(arn string, d time.Duration) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	r := i.roles[arn]
+	r.MaxSession = d
+	i.roles[arn] = r
+}
+
+// Key returns the principal of an access key the fakes issued.
+func (i *IAM) Key(accessKeyID string) (Principal, bool) { return i.key(accessKeyID) }
+
+// Session issues temporary credentials of the role arn directly, as if
+// its holder had assumed it: e.g. the instance role or web identity a
+// program finds in its environment.
+func (i *IAM) Session(arn, session string, lifetime time.Duration) Principal {
+	r, ok := i.role(arn)
+	if !ok {
+		panic("fakeaws: no role " + arn)
+	}
+	return i.assume(r, session, lifetime)
+}
+
 // Expire makes the temporary credentials of accessKeyID expire now.
 func (i *IAM) Expire(accessKeyID string) {
 	i.mu.Lock()
@@ -138,7 +165,7 @@ func (i *IAM) assume(r Role, session string, lifetime time.Duration) Principal {
 	return p
 }
 
-// Server is a fake SSM, STS, EC2 and EKS on loopback HTTP servers, sharing
+// Server is a fake SSM, STS, EC2, EKS and ELBv2 on loopback HTTP servers, sharing
 // one IAM.
 type Server struct {
 	IAM *IAM
@@ -146,20 +173,23 @@ type Server struct {
 	STS *STS
 	EC2 *EC2
 	EKS *EKS
+	ELB *ELBv2
 	// SSMURL, STSURL, EC2URL and EKSURL are the endpoints, e.g.
 	// http://127.0.0.1:41234.
 	SSMURL, STSURL, EC2URL, EKSURL string
+	// ELBURL is Elastic Load Balancing v2's endpoint.
+	ELBURL string
 }
 
 // Start runs the fakes until the test ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
 	iam := NewIAM()
-	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam)}
+	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam), ELB: NewELBv2(iam)}
 	for _, e := range []struct {
 		h   http.Handler
 		url *string
-	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}} {
+	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}, {s.ELB, &s.ELBURL}} {
 		srv := httptest.NewServer(e.h)
 		tb.Cleanup(srv.Close)
 		*e.url = srv.URL
@@ -175,6 +205,8 @@ func (s *Server) Env() map[string]string {
 		"AWS_ENDPOINT_URL_STS": s.STSURL,
 		"AWS_ENDPOINT_URL_EC2": s.EC2URL,
 		"AWS_ENDPOINT_URL_EKS": s.EKSURL,
+		// The SDK's name for Elastic Load Balancing v2's variable.
+		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2": s.ELBURL,
 	}
 }
 

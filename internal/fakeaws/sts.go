@@ -146,6 +146,11 @@ func (s *STS) assumeRole(rw *stsWriter, params url.Values, caller Principal) {
 	if d, err := strconv.Atoi(params.Get("DurationSeconds")); err == nil && d > 0 {
 		lifetime = time.Duration(d) * time.Second
 	}
+	if limit := max(role.MaxSession, time.Hour); lifetime > limit {
+		rw.error(http.StatusBadRequest, "ValidationError",
+			"The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
+		return
+	}
 	p := s.iam.assume(role, session, lifetime)
 	rw.ok("AssumeRole", assumeRoleResult{
 		AssumedRoleUser: assumedRoleUser{Arn: p.ARN, AssumedRoleID: p.UserID},

@@ -8,13 +8,17 @@ package awsapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
@@ -41,6 +45,34 @@ const SessionName = "kubeopera"
 // Bad or missing fields are an sdk.InvalidInput naming them; no value is
 // ever repeated.
 func Config(ctx context.Context, creds sdk.Credentials, region string) (aws.Config, error) {
+	cfg, err := SourceConfig(ctx, creds, region)
+	if err != nil || creds["kind"] != KindAssumeRole {
+		return cfg, err
+	}
+	cfg.Credentials = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(sts.NewFromConfig(cfg), creds["roleArn"],
+		assumeOptions(creds, 0)))
+	return cfg, nil
+}
+
+// assumeOptions are the AssumeRole settings of an assume_role credential;
+// duration 0 leaves the session length to the role (an hour by default).
+func assumeOptions(creds sdk.Credentials, duration time.Duration) func(*stscreds.AssumeRoleOptions) {
+	return func(o *stscreds.AssumeRoleOptions) {
+		o.RoleSessionName = SessionName
+		if id := creds["externalId"]; id != "" {
+			o.ExternalID = aws.String(id)
+		}
+		if duration > 0 {
+			o.Duration = duration
+		}
+	}
+}
+
+// SourceConfig is Config without the role: for an assume_role credential,
+// the configuration of the credentials the role is assumed with (the
+// source keys the host resolved, else the plugin's environment). Terraform
+// gets these, and assumes the role itself.
+func SourceConfig(ctx context.Context, creds sdk.Credentials, region string) (aws.Config, error) {
 	if region == "" {
 		return aws.Config{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs.region", Message: "is required, e.g. eu-north-1"})
 	}
@@ -62,17 +94,32 @@ func Config(ctx context.Context, creds sdk.Credentials, region string) (aws.Conf
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("load the AWS configuration of the plugin's environment (AWS_* variables, shared config files): %w", err)
 	}
-	if creds["kind"] == KindAssumeRole {
-		roleARN, externalID := creds["roleArn"], creds["externalId"]
-		provider := stscreds.NewAssumeRoleProvider(sts.NewFromConfig(cfg), roleARN, func(o *stscreds.AssumeRoleOptions) {
-			o.RoleSessionName = SessionName
-			if externalID != "" {
-				o.ExternalID = aws.String(externalID)
-			}
-		})
-		cfg.Credentials = aws.NewCredentialsCache(provider)
-	}
 	return cfg, nil
+}
+
+// LongSession assumes the role of an assume_role credential (with
+// SourceConfig's cfg) for the longest of durations the role allows,
+// trying them in order: AWS refuses a DurationSeconds over the role's
+// MaxSessionDuration with a ValidationError, and says nothing of the
+// maximum otherwise. It is for callers that must hand over session keys
+// that cannot be renewed; the error of the last try says what to change.
+func LongSession(ctx context.Context, cfg aws.Config, creds sdk.Credentials, durations ...time.Duration) (aws.Credentials, error) {
+	var err error
+	for _, d := range durations {
+		var c aws.Credentials
+		c, err = stscreds.NewAssumeRoleProvider(sts.NewFromConfig(cfg), creds["roleArn"], assumeOptions(creds, d)).Retrieve(ctx)
+		if err == nil {
+			return c, nil
+		}
+		var ae smithy.APIError
+		if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationError" || !strings.Contains(ae.ErrorMessage(), "MaxSessionDuration") {
+			return aws.Credentials{}, classify(err, "assume the role")
+		}
+	}
+	return aws.Credentials{}, sdk.InvalidInput(sdk.FieldError{Field: "credentials.roleArn", Message: fmt.Sprintf(
+		"the role's maximum session duration is below %s, too short for a terraform run that cannot renew it; "+
+			"raise the role's MaxSessionDuration (IAM > Roles > Maximum session duration) or store the access key "+
+			"to assume it with in KubeOpera (Assume with)", durations[len(durations)-1])})
 }
 
 // checkCredentials checks that the fields each kind needs are present; their

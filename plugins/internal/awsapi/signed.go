@@ -28,7 +28,13 @@ import (
 // AWS_ENDPOINT_URL_<SERVICE>, else AWS_ENDPOINT_URL (cfg.BaseEndpoint),
 // else AWS's own.
 func endpoint(cfg aws.Config, service string) string {
-	if u := os.Getenv("AWS_ENDPOINT_URL_" + strings.ToUpper(service)); u != "" {
+	return endpointOf(cfg, strings.ToUpper(service), service)
+}
+
+// endpointOf is endpoint for a service whose variable (the SDK's service
+// ID, e.g. ELASTIC_LOAD_BALANCING_V2) differs from its host name.
+func endpointOf(cfg aws.Config, envID, service string) string {
+	if u := os.Getenv("AWS_ENDPOINT_URL_" + envID); u != "" {
 		return strings.TrimSuffix(u, "/")
 	}
 	if cfg.BaseEndpoint != nil && *cfg.BaseEndpoint != "" {
@@ -82,18 +88,22 @@ type transportError struct{ err error }
 func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
 
-// queryError reads an EC2 query-protocol error body.
+// queryError reads a query-protocol error body: EC2's
+// <Response><Errors><Error> or the other services' <ErrorResponse><Error>.
 func queryError(resp *http.Response, body []byte) (string, string) {
-	var e struct {
-		Errors []struct {
-			Code    string `xml:"Code"`
-			Message string `xml:"Message"`
-		} `xml:"Errors>Error"`
+	type apiError struct {
+		Code    string `xml:"Code"`
+		Message string `xml:"Message"`
 	}
-	if xml.Unmarshal(body, &e) != nil || len(e.Errors) == 0 {
+	var e struct {
+		Errors []apiError `xml:"Errors>Error"`
+		Error  []apiError `xml:"Error"`
+	}
+	if xml.Unmarshal(body, &e) != nil || len(e.Errors)+len(e.Error) == 0 {
 		return resp.Status, strings.TrimSpace(string(body))
 	}
-	return e.Errors[0].Code, e.Errors[0].Message
+	first := append(e.Errors, e.Error...)[0]
+	return first.Code, first.Message
 }
 
 // restJSONError reads a REST-JSON error: the code in X-Amzn-Errortype

@@ -8,8 +8,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -42,17 +40,18 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	if p.opts.ControlPlane {
 		op.ControlPlanes, _ = strconv.Atoi(in["controlPlaneCount"])
 	}
-	env, role, err := p.terraformAuth(ctx, creds, op.Region)
+	exec, err := p.executor.get(ctx)
+	if err != nil {
+		return sdk.Operation{}, err
+	}
+	_, inJob := exec.(terraform.Jobs)
+	env, role, err := terraformAuth(ctx, creds, op.Region, inJob)
 	if err != nil {
 		return sdk.Operation{}, err
 	}
 	module, err := p.module(id, in, role)
 	if err != nil {
 		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
-	}
-	exec, err := p.executor.get(ctx)
-	if err != nil {
-		return sdk.Operation{}, err
 	}
 	if action == terraform.Destroy {
 		// Read before the destroy removes the outputs; no state, no relay.
@@ -64,30 +63,6 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 		return sdk.Operation{}, err
 	}
 	return sdk.Operation{ID: op.String()}, nil
-}
-
-// terraformAuth decides how terraform's AWS provider authenticates. The
-// credential is resolved now either way, so a bad one fails here. An
-// assume_role credential whose source keys the host resolved is assumed by
-// the provider itself (an assume_role block; it renews the session during
-// long runs), with the source keys in the environment. Anything else
-// becomes keys in the environment; an assumed role's session keys then
-// last as long as the role's session (an hour by default).
-func (p *Provider) terraformAuth(ctx context.Context, creds sdk.Credentials, region string) (map[string]string, *tfmodules.AssumeRole, error) {
-	cfg, err := awsapi.Config(ctx, creds, region)
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := cfg.Credentials.Retrieve(ctx)
-	if err != nil {
-		return nil, nil, sdk.InvalidInput(sdk.FieldError{Field: "credentials",
-			Message: "the AWS credential could not be resolved (check the role ARN and its trust policy): " + err.Error()})
-	}
-	if creds["kind"] == awsapi.KindAssumeRole && creds["sourceAccessKeyId"] != "" {
-		role := &tfmodules.AssumeRole{RoleARN: creds["roleArn"], ExternalID: creds["externalId"], SessionName: awsapi.SessionName}
-		return credentialEnv(awsCredentials{creds["sourceAccessKeyId"], creds["sourceSecretAccessKey"], ""}, region), role, nil
-	}
-	return credentialEnv(awsCredentials{c.AccessKeyID, c.SecretAccessKey, c.SessionToken}, region), nil, nil
 }
 
 // module is the flavour's embedded module tree, or the tree in
@@ -129,8 +104,8 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	}
 	out := sdk.OperationStatus{OperationID: req.OperationID, State: st.State, Message: st.Message,
 		Progress: st.Progress, LogTail: st.LogTail, ErrorClass: st.ErrorClass}
-	if op.Action == terraform.Destroy && st.State == sdk.Succeeded && op.Relay != "" {
-		return p.deleteRelay(ctx, req.Credentials, op, out)
+	if op.Action == terraform.Destroy && st.State == sdk.Succeeded {
+		return finishDestroy(ctx, req.Credentials, op, out)
 	}
 	if op.Action == terraform.Destroy || st.State != sdk.Succeeded {
 		if op.Action == terraform.Apply {
@@ -154,25 +129,8 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	return *settling, nil
 }
 
-// deleteRelay deletes the SSM parameters the nodes wrote once terraform
-// destroyed everything else; until that worked the destroy is Running.
-func (p *Provider) deleteRelay(ctx context.Context, creds sdk.Credentials, op operation, out sdk.OperationStatus) (sdk.OperationStatus, error) {
-	cfg, err := awsapi.Config(ctx, creds, op.Region)
-	if err != nil {
-		return sdk.OperationStatus{}, err
-	}
-	n, err := awsapi.DeletePath(ctx, ssm.NewFromConfig(cfg), op.Relay)
-	if err != nil {
-		out.State, out.Progress = sdk.Running, 99
-		out.Message = fmt.Sprintf("terraform destroy done; deleting the bootstrap parameters under %s failed, retrying: %v", op.Relay, err)
-		return out, nil
-	}
-	out.Message = fmt.Sprintf("%s; deleted %d bootstrap parameters under %s", out.Message, n, op.Relay)
-	return out, nil
-}
-
-// Kubeconfig builds the admin kubeconfig of a provisioned cluster from the
-// apply's outputs.
+// Kubeconfig returns the kubeconfig KubeOpera manages a provisioned
+// cluster with, found from the apply's outputs, and when it expires.
 func (p *Provider) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
 	op, exec, err := p.resolve(ctx, req.OperationID)
 	if err != nil {

@@ -53,16 +53,3 @@ func parseOperation(id string) (operation, error) {
 	}
 	return o, nil
 }
-
-// credentialEnv is the environment terraform's AWS provider reads: the
-// credential as resolved now (an assumed role's session keys included).
-func credentialEnv(c awsCredentials, region string) map[string]string {
-	env := map[string]string{"AWS_REGION": region, "AWS_ACCESS_KEY_ID": c.AccessKeyID,
-		"AWS_SECRET_ACCESS_KEY": c.SecretAccessKey}
-	if c.SessionToken != "" {
-		env["AWS_SESSION_TOKEN"] = c.SessionToken
-	}
-	return env
-}
-
-type awsCredentials struct{ AccessKeyID, SecretAccessKey, SessionToken string }

@@ -143,7 +143,11 @@ func instance(outputs map[string]json.RawMessage, i int) string {
 	return "the instance"
 }
 
-// kubeconfig waits for the admin kubeconfig member 0 publishes.
+// kubeconfig waits for the kubeconfig the control planes publish (a
+// 2-hour token of the kubeopera-manager ServiceAccount, renewed every 30
+// minutes) and returns it with the token's expiry, so the host asks again
+// before it runs out. A token about to expire means no control plane
+// renewed it: that is reported, not handed out.
 func (v vanilla) kubeconfig(ctx context.Context, cfg aws.Config, _ operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error) {
 	name, err := outputString(outputs, "kubeconfig_parameter")
 	if err != nil {
@@ -152,10 +156,19 @@ func (v vanilla) kubeconfig(ctx context.Context, cfg aws.Config, _ operation, ou
 	value, err := awsapi.WaitParameter(ctx, ssm.NewFromConfig(cfg), name, 2*time.Second, v.kubeconfigWait)
 	var timeout *awsapi.WaitTimeoutError
 	if errors.As(err, &timeout) {
-		return sdk.Kubeconfig{}, sdk.Unavailable("the admin kubeconfig is not published at %s yet (waited %s); the host retries", name, timeout.Waited.Round(time.Second))
+		return sdk.Kubeconfig{}, sdk.Unavailable("the manager kubeconfig is not published at %s yet (waited %s); the host retries", name, timeout.Waited.Round(time.Second))
 	}
 	if err != nil {
 		return sdk.Kubeconfig{}, err
 	}
-	return sdk.Kubeconfig{Data: []byte(value)}, nil
+	exp, ok, err := tokenExpiry([]byte(value))
+	if err != nil {
+		return sdk.Kubeconfig{}, sdk.FailedPrecondition("parameter %s: %v", name, err)
+	}
+	if ok && exp.Before(v.now().Add(minTokenLife)) {
+		return sdk.Kubeconfig{}, sdk.Unavailable("the token published at %s expires at %s and no control plane has renewed it: "+
+			"check the kubeopera-refresh-credential timer (journalctl -u kubeopera-refresh-credential, "+
+			"/var/log/kubeopera/bootstrap.log) on the control planes", name, exp.UTC().Format(time.RFC3339))
+	}
+	return sdk.Kubeconfig{Data: []byte(value), ExpiresAt: exp}, nil
 }

@@ -5,7 +5,9 @@
 // script per node with templatefile(): a header of KO_* variables, then a
 // plain-bash body read with file(). The nodes coordinate through SSM
 // Parameter Store under Prefix(clusterID): member 0 runs kubeadm init and
-// publishes the join data and the admin kubeconfig; member i > 0 joins only
+// publishes the join data and the manager kubeconfig (a token of the
+// ServiceAccount kubeopera-manager, renewed every 30 minutes by every
+// control plane; admin.conf never leaves the machines); member i > 0 joins only
 // after member i-1 reported "joined" (etcd members must join one at a time);
 // workers join once member 0 is ready. Every node reports its state, or the
 // step that failed, in its marker parameter, which the plugin reads with
@@ -54,9 +56,12 @@ func MemberUnder(prefix string, index int) string {
 	return prefix + "/members/" + strconv.Itoa(index)
 }
 
-// AdminKubeconfigParameter names the SecureString that holds the cluster's
-// admin kubeconfig, its server set to the control-plane endpoint. It is
-// written once, by member 0, after kubeadm init and the CNI.
+// AdminKubeconfigParameter names the SecureString that holds the
+// kubeconfig KubeOpera manages the cluster with: the public endpoint and a
+// 2-hour token of the cluster-admin ServiceAccount kubeopera-manager (not
+// admin.conf, which never leaves the control planes). Member 0 writes it
+// after kubeadm init and the CNI; every control plane writes a new one
+// every 30 minutes.
 func AdminKubeconfigParameter(clusterID string) string {
 	return Prefix(clusterID) + "/admin-kubeconfig"
 }
@@ -89,7 +94,7 @@ type State string
 // The states a marker holds.
 const (
 	// Ready: member 0 ran kubeadm init, installed the CNI and published the
-	// join data and the admin kubeconfig.
+	// join data and the manager kubeconfig.
 	Ready State = "ready"
 	// Joined: a control-plane member i > 0 or a worker joined the cluster.
 	Joined State = "joined"

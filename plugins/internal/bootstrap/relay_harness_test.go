@@ -23,7 +23,7 @@ import (
 // scripts run without a stub fails the test instead of touching this host.
 
 // stubbed are the commands replaced by testdata/stubs/record.
-var stubbed = []string{"apt-get", "apt-mark", "modprobe", "sysctl", "swapoff", "systemctl", "kubectl"}
+var stubbed = []string{"apt-get", "apt-mark", "modprobe", "sysctl", "swapoff", "systemctl"}
 
 // realTools are the host tools the scripts and stubs may use.
 var realTools = []string{"base64", "basename", "cat", "chmod", "cp", "cut", "date", "dirname", "flock", "grep", "gzip",
@@ -71,7 +71,7 @@ func newRelay(t *testing.T) *relay {
 		t.Fatal(err)
 	}
 	// aws is not on PATH: the snap stub installs it, as on a node.
-	for _, name := range []string{"kubeadm", "snap", "curl", "gpg", "containerd"} {
+	for _, name := range []string{"kubeadm", "kubectl", "snap", "curl", "gpg", "containerd"} {
 		link(t, filepath.Join(src, name), filepath.Join(stubs, name))
 	}
 	for _, name := range stubbed {

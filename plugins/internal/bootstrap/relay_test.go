@@ -108,11 +108,12 @@ func checkSecrets(t *testing.T, r *relay, res map[string]result, hash, endpoint,
 	}
 	kc, kind := r.param(AdminKubeconfigParameter(testClusterID))
 	if kind != "SecureString Intelligent-Tiering" {
-		t.Errorf("admin kubeconfig is stored as %s, want a SecureString with Intelligent-Tiering (it is over 4 KB)", kind)
+		t.Errorf("manager kubeconfig is stored as %s, want a SecureString with Intelligent-Tiering", kind)
 	}
 	if !strings.Contains(kc, "    server: https://"+public+":6443\n") || strings.Contains(kc, "127.0.0.1") {
-		t.Errorf("published admin kubeconfig does not point at the public endpoint https://%s:6443:\n%.300s", public, kc)
+		t.Errorf("published manager kubeconfig does not point at the public endpoint https://%s:6443:\n%.300s", public, kc)
 	}
+	checkNoAdminConfInSSM(t, r)
 	for name, res := range res {
 		for what, secret := range map[string]string{"the bootstrap token": stubToken,
 			"the certificate key": stubKey, "the admin kubeconfig": "client-key-data"} {
@@ -157,6 +158,7 @@ func checkHost(t *testing.T, r *relay, root string) {
 			installs = append(installs, e.args)
 		}
 	}
+	applied = manifests(applied)
 	if len(applied) != 3 || !strings.HasSuffix(applied[0], "apply -f "+root+"/var/lib/kubeopera/cni.yaml") {
 		t.Fatalf("member 0 ran kubectl %q, want the downloaded flannel manifest applied first, then the cloud controller and the EBS driver", applied)
 	}

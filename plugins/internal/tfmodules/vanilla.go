@@ -43,8 +43,8 @@ type VanillaInput struct {
 // Vanilla builds the module tree of an aws-vanilla run. Its root outputs
 // are control_plane_endpoint (host of the API inside the VPC, port 6443),
 // api_endpoint (the public NLB's DNS name, in the published kubeconfig) and
-// kubeconfig_parameter (the SSM SecureString where the admin kubeconfig
-// appears once member 0 is ready).
+// kubeconfig_parameter (the SSM SecureString where the manager's token
+// kubeconfig appears once member 0 is ready).
 func Vanilla(in VanillaInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
 		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}

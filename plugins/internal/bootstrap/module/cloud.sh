@@ -64,7 +64,10 @@ EOF_CCM
 }
 
 # The EBS controller: on a control plane, host network (IMDS), so one
-# replica, replaced not surged (host ports).
+# replica, replaced not surged (host ports). --k8s-tag-cluster-id tags its
+# volumes kubernetes.io/cluster/<name> = owned and KubernetesCluster, by
+# which a destroy finds the volumes the cluster left behind (without it
+# they carry only ebs.csi.aws.com/cluster = true, as every cluster's do).
 install_ebs_csi_driver() {
 	step install-ebs-csi-driver
 	apply_kustomization ebs-csi-driver <<EOF_EBS
@@ -87,6 +90,9 @@ patches:
     - op: add
       path: /spec/template/spec/hostNetwork
       value: true
+    - op: add
+      path: /spec/template/spec/containers/0/args/-
+      value: --k8s-tag-cluster-id=kubeopera-$KO_CLUSTER_ID
     - op: add
       path: /spec/template/spec/nodeSelector/node-role.kubernetes.io~1control-plane
       value: ""

@@ -53,7 +53,8 @@ init_cluster() {
 	untaint_self
 	unmap_endpoint
 	publish_join_data "$endpoint" "$token" "$certificate_key"
-	publish_kubeconfig "${KO_PUBLIC_ENDPOINT:-$endpoint}"
+	create_manager_account
+	publish_manager_kubeconfig "${KO_PUBLIC_ENDPOINT:-$endpoint}"
 	install_refresher
 	step publish-ready
 	relay_put_text "$KO_MARKER" String ready
@@ -76,6 +77,7 @@ install_refresher() {
 		'OnUnitActiveSec=1h' 'RandomizedDelaySec=5min' '' '[Install]' 'WantedBy=timers.target' >"$unit.timer"
 	systemctl daemon-reload
 	systemctl enable --now kubeopera-refresh-join.timer
+	install_credential_refresher
 }
 
 # refresh_join publishes a new worker token (valid 2 h, more than the
@@ -132,18 +134,6 @@ publish_join_data() {
 	relay_put_text "$KO_PARAM_WORKER_JOIN" SecureString \
 		"$(printf 'endpoint=%s\ntoken=%s\nca_cert_hash=%s\n' "$1" "$2" "$hash")"
 	relay_put_text "$KO_PARAM_CONTROL_PLANE_JOIN" SecureString "certificate_key=$3"
-}
-
-# publish_kubeconfig publishes the admin kubeconfig with its server set to
-# the endpoint KubeOpera reaches (the public one). Intelligent-Tiering: a kubeconfig with embedded certificates
-# and key is over the 4 KB a Standard parameter holds.
-publish_kubeconfig() {
-	local file
-	step publish-kubeconfig
-	file="$(mktemp "$KO_WORK/kubeconfig.XXXXXX")"
-	sed -E "s#^([[:space:]]*server:[[:space:]]*).*#\\1https://$1:6443#" "$KO_KUBECONFIG" >"$file"
-	relay_put "$KO_PARAM_ADMIN_KUBECONFIG" SecureString "$file" Intelligent-Tiering "$KO_KUBECONFIG_KMS_KEY"
-	rm -f "$file"
 }
 
 # join_control_plane joins strictly after member i-1: two etcd members

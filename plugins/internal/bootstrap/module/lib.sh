@@ -127,10 +127,16 @@ main() {
 	mkdir -p "$KO_WORK" "$(dirname "$KO_LOG")"
 	chmod 700 "$KO_WORK" "$(dirname "$KO_LOG")"
 	trap 'on_err $? $LINENO' ERR
-	if [ "${1:-}" = refresh-join ]; then
+	case "${1:-}" in
+	refresh-join)
 		refresh_join
 		return 0
-	fi
+		;;
+	refresh-credential)
+		refresh_credential
+		return 0
+		;;
+	esac
 	case "$KO_ROLE" in
 	control-plane) KO_MARKER="$KO_PARAM_MEMBERS/$KO_INDEX" ;;
 	worker)

@@ -119,7 +119,7 @@ variable "endpoint_override" {
 }
 
 variable "public_endpoint" {
-  description = "Public host name of the API (the internet-facing NLB): member 0 adds it to the API server certificate's SANs and writes it into the published admin kubeconfig. Empty: the kubeconfig names the endpoint nodes use."
+  description = "Public host name of the API (the internet-facing NLB): member 0 adds it to the API server certificate's SANs and writes it into the published manager kubeconfig. Empty: the kubeconfig names the endpoint nodes use."
   type        = string
   default     = ""
   validation {
@@ -129,7 +129,7 @@ variable "public_endpoint" {
 }
 
 variable "kubeconfig_kms_key" {
-  description = "ARN of the KMS key member 0 encrypts the published admin kubeconfig with; empty uses the AWS-managed alias/aws/ssm."
+  description = "ARN of the KMS key member 0 encrypts the published manager kubeconfig with; empty uses the AWS-managed alias/aws/ssm."
   type        = string
   default     = ""
   validation {
@@ -211,9 +211,11 @@ locals {
   parameters = {
     worker_join        = "${local.ssm_prefix}/join/worker"
     control_plane_join = "${local.ssm_prefix}/join/control-plane"
-    admin_kubeconfig   = "${local.ssm_prefix}/admin-kubeconfig"
-    members            = "${local.ssm_prefix}/members"
-    workers            = "${local.ssm_prefix}/workers"
+    # Holds the manager's token kubeconfig, not admin.conf; the name is
+    # kept so the plugin reads it as before.
+    admin_kubeconfig = "${local.ssm_prefix}/admin-kubeconfig"
+    members          = "${local.ssm_prefix}/members"
+    workers          = "${local.ssm_prefix}/workers"
   }
   header = templatefile("${path.module}/header.sh.tftpl", {
     cluster_id            = var.cluster_id
@@ -237,7 +239,11 @@ locals {
     wait_timeout_seconds  = var.wait_timeout_seconds
     parameters            = local.parameters
   })
-  body = [for f in ["lib.sh", "host.sh", "cloud.sh", "control-plane.sh", "worker.sh"] : file("${path.module}/${f}")]
+  # Whole-line comments are dropped: they are for readers of these files,
+  # and EC2 takes at most 16 KB of (gzipped) user_data. No heredoc in the
+  # body has a line starting with #.
+  body = [for f in ["lib.sh", "host.sh", "cloud.sh", "credential.sh", "control-plane.sh", "worker.sh"] :
+  replace(file("${path.module}/${f}"), "/(?m)^[ \t]*#.*\n/", "")]
 }
 
 output "script" {

@@ -50,6 +50,12 @@ resource "aws_eks_addon" "ebs_csi" {
   # No addon_version: EKS picks the default version for the cluster's
   # Kubernetes version.
   resolve_conflicts_on_create = "OVERWRITE"
+  # The driver tags every volume ebs.csi.aws.com/cluster = true, which is
+  # the same for every cluster; this tag says whose it is, so a destroy
+  # finds and deletes the volumes this cluster left behind.
+  configuration_values = jsonencode({
+    controller = { extraVolumeTags = { "kubernetes.io/cluster/${var.name}" = "owned" } }
+  })
 
   # The add-on only becomes ACTIVE once its controller runs, which needs
   # nodes; and the controller needs its policy from its first call.

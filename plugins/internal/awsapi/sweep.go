@@ -1,0 +1,300 @@
+package awsapi
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/smithy-go"
+)
+
+// A cluster's own controllers create AWS resources Terraform never knew:
+// the EBS CSI driver volumes, the cloud controller (or EKS) load
+// balancers, their target groups and security groups. They carry the
+// tag kubernetes.io/cluster/<cluster name> = owned (the EBS driver only
+// when started with --k8s-tag-cluster-id or given the tag as an extra
+// volume tag: its own ebs.csi.aws.com/cluster = true is on every
+// cluster's volumes and says nothing of which). Sweep deletes what is
+// left of them after terraform destroy.
+
+// Leftover is a resource Sweep found and could not delete.
+type Leftover struct {
+	// Kind: volume, load balancer, target group, security group.
+	Kind, ID string
+	// Reason is why, e.g. "in-use, attached to i-0abc".
+	Reason string
+}
+
+func (l Leftover) String() string { return fmt.Sprintf("%s %s (%s)", l.Kind, l.ID, l.Reason) }
+
+// SweepResult is what one Sweep did.
+type SweepResult struct {
+	// Deleted names every deleted resource, e.g. "volume vol-0abc".
+	Deleted []string
+	// Left are the resources that could not be deleted.
+	Left []Leftover
+	// LoadBalancersDeleted says a load balancer went this time: its
+	// target groups and security groups may only now be deletable, so a
+	// caller sweeps again before it reports what was left.
+	LoadBalancersDeleted bool
+}
+
+// ClusterTag is the tag key of the resources a cluster's controllers
+// create for it; the value is "owned".
+func ClusterTag(clusterName string) string { return "kubernetes.io/cluster/" + clusterName }
+
+// Sweep deletes the resources tagged as owned by clusterName: available
+// EBS volumes, ELBv2 load balancers, then target groups, then security
+// groups (each can hold the next). A resource AWS will not delete (a
+// volume in use, a group still referenced) is in Left; a call that failed
+// otherwise (refused credential, AWS unreachable) ends the sweep with an
+// error, and the caller sweeps again.
+func Sweep(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult, error) {
+	var res SweepResult
+	if err := sweepVolumes(ctx, cfg, clusterName, &res); err != nil {
+		return res, err
+	}
+	if err := sweepLoadBalancers(ctx, cfg, clusterName, &res); err != nil {
+		return res, err
+	}
+	return res, sweepSecurityGroups(ctx, cfg, clusterName, &res)
+}
+
+// ec2Call sends one EC2 query-protocol call and returns the answer.
+func ec2Call(ctx context.Context, cfg aws.Config, form url.Values) ([]byte, error) {
+	form.Set("Version", "2016-11-15")
+	return queryCall(ctx, cfg, "ec2", endpoint(cfg, "ec2"), form)
+}
+
+// elbCall sends one Elastic Load Balancing v2 call; its endpoint variable
+// is the SDK's AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2.
+func elbCall(ctx context.Context, cfg aws.Config, form url.Values) ([]byte, error) {
+	form.Set("Version", "2015-12-01")
+	return queryCall(ctx, cfg, "elasticloadbalancing", endpointOf(cfg, "ELASTIC_LOAD_BALANCING_V2", "elasticloadbalancing"), form)
+}
+
+func queryCall(ctx context.Context, cfg aws.Config, service, base string, form url.Values) ([]byte, error) {
+	body := []byte(form.Encode())
+	req, err := newRequest(ctx, http.MethodPost, base+"/", body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+	return send(ctx, cfg, service, req, body, queryError)
+}
+
+// unreadable is the error of an answer that does not parse.
+func unreadable(action string, err error) error {
+	return fmt.Errorf("%s: unreadable answer: %w", action, err)
+}
+
+// refusedToDelete returns AWS's code when it refused to delete a resource
+// in its current state (as opposed to refusing the caller).
+func refusedToDelete(err error) (string, bool) {
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return "", false
+	}
+	switch ae.ErrorCode() {
+	case "VolumeInUse", "DependencyViolation", "ResourceInUse", "IncorrectState", "OperationNotPermitted":
+		return ae.ErrorCode(), true
+	}
+	return "", false
+}
+
+func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *SweepResult) error {
+	type volume struct {
+		ID       string   `xml:"volumeId"`
+		Status   string   `xml:"status"`
+		Instance []string `xml:"attachmentSet>item>instanceId"`
+	}
+	seen := map[string]bool{}
+	var vols []volume
+	// The in-tree plugin's and the EBS driver's two spellings of the same
+	// ownership; DescribeVolumes ANDs filters, so one call each.
+	for key, value := range map[string]string{ClusterTag(clusterName): "owned", "KubernetesCluster": clusterName} {
+		var out struct {
+			Volumes []volume `xml:"volumeSet>item"`
+		}
+		form := url.Values{"Action": {"DescribeVolumes"}, "Filter.1.Name": {"tag:" + key}, "Filter.1.Value.1": {value}}
+		data, err := ec2Call(ctx, cfg, form)
+		if err != nil {
+			return classifyRaw(err, "list the cluster's EBS volumes with ec2:DescribeVolumes")
+		}
+		if err := xml.Unmarshal(data, &out); err != nil {
+			return unreadable("ec2:DescribeVolumes", err)
+		}
+		for _, v := range out.Volumes {
+			if !seen[v.ID] {
+				seen[v.ID] = true
+				vols = append(vols, v)
+			}
+		}
+	}
+	for _, v := range vols {
+		if v.Status != "available" {
+			reason := v.Status
+			if len(v.Instance) > 0 {
+				reason += ", attached to " + strings.Join(v.Instance, ", ")
+			}
+			res.Left = append(res.Left, Leftover{Kind: "volume", ID: v.ID, Reason: reason})
+			continue
+		}
+		_, err := ec2Call(ctx, cfg, url.Values{"Action": {"DeleteVolume"}, "VolumeId": {v.ID}})
+		if code, ok := refusedToDelete(err); ok {
+			res.Left = append(res.Left, Leftover{Kind: "volume", ID: v.ID, Reason: code})
+			continue
+		}
+		if err != nil {
+			return classifyRaw(err, "delete EBS volume "+v.ID+" with ec2:DeleteVolume")
+		}
+		res.Deleted = append(res.Deleted, "volume "+v.ID)
+	}
+	return nil
+}
+
+// elbResource is a load balancer or target group by ARN and name.
+type elbResource struct{ ARN, Name string }
+
+func sweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string, res *SweepResult) error {
+	var lbs struct {
+		Items []struct {
+			ARN  string `xml:"LoadBalancerArn"`
+			Name string `xml:"LoadBalancerName"`
+		} `xml:"DescribeLoadBalancersResult>LoadBalancers>member"`
+	}
+	data, err := elbCall(ctx, cfg, url.Values{"Action": {"DescribeLoadBalancers"}})
+	if err != nil {
+		return classifyRaw(err, "list load balancers with elasticloadbalancing:DescribeLoadBalancers")
+	}
+	if err := xml.Unmarshal(data, &lbs); err != nil {
+		return unreadable("elasticloadbalancing:DescribeLoadBalancers", err)
+	}
+	var all []elbResource
+	for _, lb := range lbs.Items {
+		all = append(all, elbResource(lb))
+	}
+	owned, err := ownedELB(ctx, cfg, clusterName, all)
+	if err != nil {
+		return err
+	}
+	for _, lb := range owned {
+		if _, err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteLoadBalancer"}, "LoadBalancerArn": {lb.ARN}}); err != nil {
+			if code, ok := refusedToDelete(err); ok {
+				res.Left = append(res.Left, Leftover{Kind: "load balancer", ID: lb.Name, Reason: code})
+				continue
+			}
+			return classifyRaw(err, "delete load balancer "+lb.Name+" with elasticloadbalancing:DeleteLoadBalancer")
+		}
+		res.Deleted = append(res.Deleted, "load balancer "+lb.Name)
+		res.LoadBalancersDeleted = true
+	}
+	var tgs struct {
+		Items []struct {
+			ARN  string `xml:"TargetGroupArn"`
+			Name string `xml:"TargetGroupName"`
+		} `xml:"DescribeTargetGroupsResult>TargetGroups>member"`
+	}
+	if data, err = elbCall(ctx, cfg, url.Values{"Action": {"DescribeTargetGroups"}}); err != nil {
+		return classifyRaw(err, "list target groups with elasticloadbalancing:DescribeTargetGroups")
+	}
+	if err := xml.Unmarshal(data, &tgs); err != nil {
+		return unreadable("elasticloadbalancing:DescribeTargetGroups", err)
+	}
+	all = all[:0]
+	for _, tg := range tgs.Items {
+		all = append(all, elbResource(tg))
+	}
+	if owned, err = ownedELB(ctx, cfg, clusterName, all); err != nil {
+		return err
+	}
+	for _, tg := range owned {
+		if _, err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteTargetGroup"}, "TargetGroupArn": {tg.ARN}}); err != nil {
+			if code, ok := refusedToDelete(err); ok {
+				res.Left = append(res.Left, Leftover{Kind: "target group", ID: tg.Name, Reason: code})
+				continue
+			}
+			return classifyRaw(err, "delete target group "+tg.Name+" with elasticloadbalancing:DeleteTargetGroup")
+		}
+		res.Deleted = append(res.Deleted, "target group "+tg.Name)
+	}
+	return nil
+}
+
+// ownedELB keeps the resources tagged as the cluster's (ELBv2 cannot
+// filter by tag: DescribeTags, 20 ARNs a call).
+func ownedELB(ctx context.Context, cfg aws.Config, clusterName string, all []elbResource) ([]elbResource, error) {
+	var owned []elbResource
+	for i := 0; i < len(all); i += 20 {
+		batch := all[i:min(i+20, len(all))]
+		form := url.Values{"Action": {"DescribeTags"}}
+		for j, r := range batch {
+			form.Set("ResourceArns.member."+strconv.Itoa(j+1), r.ARN)
+		}
+		var out struct {
+			Items []struct {
+				ARN  string `xml:"ResourceArn"`
+				Tags []struct {
+					Key   string `xml:"Key"`
+					Value string `xml:"Value"`
+				} `xml:"Tags>member"`
+			} `xml:"DescribeTagsResult>TagDescriptions>member"`
+		}
+		data, err := elbCall(ctx, cfg, form)
+		if err != nil {
+			return nil, classifyRaw(err, "read load balancer tags with elasticloadbalancing:DescribeTags")
+		}
+		if err := xml.Unmarshal(data, &out); err != nil {
+			return nil, unreadable("elasticloadbalancing:DescribeTags", err)
+		}
+		mine := map[string]bool{}
+		for _, d := range out.Items {
+			for _, t := range d.Tags {
+				if t.Key == ClusterTag(clusterName) && t.Value == "owned" {
+					mine[d.ARN] = true
+				}
+			}
+		}
+		for _, r := range batch {
+			if mine[r.ARN] {
+				owned = append(owned, r)
+			}
+		}
+	}
+	return owned, nil
+}
+
+func sweepSecurityGroups(ctx context.Context, cfg aws.Config, clusterName string, res *SweepResult) error {
+	var out struct {
+		Groups []struct {
+			ID   string `xml:"groupId"`
+			Name string `xml:"groupName"`
+		} `xml:"securityGroupInfo>item"`
+	}
+	form := url.Values{"Action": {"DescribeSecurityGroups"}, "Filter.1.Name": {"tag:" + ClusterTag(clusterName)}, "Filter.1.Value.1": {"owned"}}
+	data, err := ec2Call(ctx, cfg, form)
+	if err != nil {
+		return classifyRaw(err, "list the cluster's security groups with ec2:DescribeSecurityGroups")
+	}
+	if err := xml.Unmarshal(data, &out); err != nil {
+		return unreadable("ec2:DescribeSecurityGroups", err)
+	}
+	for _, g := range out.Groups {
+		_, err := ec2Call(ctx, cfg, url.Values{"Action": {"DeleteSecurityGroup"}, "GroupId": {g.ID}})
+		if code, ok := refusedToDelete(err); ok {
+			res.Left = append(res.Left, Leftover{Kind: "security group", ID: g.ID + " " + g.Name, Reason: code})
+			continue
+		}
+		if err != nil {
+			return classifyRaw(err, "delete security group "+g.ID+" with ec2:DeleteSecurityGroup")
+		}
+		res.Deleted = append(res.Deleted, "security group "+g.ID)
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package awsapi
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+)
+
+// After terraform destroy, what the cluster's controllers created and
+// tagged as its own goes too; another cluster's, an untagged one and one
+// still in use stay, the last reported by name.
+func TestSweepDeletesOnlyTheClustersLeftovers(t *testing.T) {
+	s := fakeaws.Start(t)
+	withEnv(t, s)
+	const name = "kubeopera-c1"
+	owned := map[string]string{ClusterTag(name): "owned"}
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-owned", State: "available", Tags: owned})
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-driver", State: "available", Tags: map[string]string{"KubernetesCluster": name, "ebs.csi.aws.com/cluster": "true"}})
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-attached", State: "in-use", Instance: "i-0keep", Tags: owned})
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-untagged", State: "available"})
+	// Every EBS driver tags its volumes ebs.csi.aws.com/cluster = true:
+	// that says nothing of which cluster.
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-any-driver", State: "available", Tags: map[string]string{"ebs.csi.aws.com/cluster": "true"}})
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-other", State: "available", Tags: map[string]string{ClusterTag("kubeopera-c2"): "owned"}})
+	s.ELB.AddLoadBalancer(fakeaws.LoadBalancer{ARN: "arn:lb/ingress", Name: "a1b2-ingress", Tags: owned})
+	s.ELB.AddLoadBalancer(fakeaws.LoadBalancer{ARN: "arn:lb/other", Name: "other", Tags: map[string]string{ClusterTag("kubeopera-c2"): "owned"}})
+	s.ELB.AddTargetGroup(fakeaws.TargetGroup{ARN: "arn:tg/ingress", Name: "k8s-ingress-80", Tags: owned, LoadBalancers: []string{"arn:lb/ingress"}})
+	s.ELB.AddTargetGroup(fakeaws.TargetGroup{ARN: "arn:tg/other", Name: "other-80", LoadBalancers: []string{"arn:lb/other"}})
+	s.EC2.AddSecurityGroup(fakeaws.SecurityGroup{ID: "sg-lb", Name: "k8s-elb-a1b2", Tags: owned})
+	s.EC2.AddSecurityGroup(fakeaws.SecurityGroup{ID: "sg-busy", Name: "k8s-busy", Tags: owned, InUse: true})
+	s.EC2.AddSecurityGroup(fakeaws.SecurityGroup{ID: "sg-other", Name: "other", Tags: map[string]string{ClusterTag("kubeopera-c2"): "owned"}})
+
+	cfg := newConfig(t, accessKey(s.IAM.AddUser(account, "kubeopera")))
+	res, err := Sweep(context.Background(), cfg, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"vol-owned", "vol-driver"} {
+		if _, ok := s.EC2.Volume(id); ok {
+			t.Errorf("%s is still there", id)
+		}
+	}
+	for _, id := range []string{"vol-attached", "vol-untagged", "vol-any-driver", "vol-other"} {
+		if _, ok := s.EC2.Volume(id); !ok {
+			t.Errorf("%s was deleted", id)
+		}
+	}
+	if s.ELB.Exists("arn:lb/ingress") || s.ELB.Exists("arn:tg/ingress") || !s.ELB.Exists("arn:lb/other") || !s.ELB.Exists("arn:tg/other") {
+		t.Error("want the cluster's load balancer and target group deleted and the other cluster's kept")
+	}
+	if _, ok := s.EC2.SecurityGroup("sg-lb"); ok {
+		t.Error("sg-lb is still there")
+	}
+	if _, ok := s.EC2.SecurityGroup("sg-other"); !ok {
+		t.Error("another cluster's security group was deleted")
+	}
+	var left []string
+	for _, l := range res.Left {
+		left = append(left, l.String())
+	}
+	want := "volume vol-attached (in-use, attached to i-0keep),security group sg-busy k8s-busy (DependencyViolation)"
+	if strings.Join(left, ",") != want {
+		t.Errorf("left = %q, want %q", left, want)
+	}
+	if !res.LoadBalancersDeleted || len(res.Deleted) != 5 {
+		t.Errorf("deleted %q (load balancers: %v), want 2 volumes, a load balancer, a target group, a security group", res.Deleted, res.LoadBalancersDeleted)
+	}
+
+	// A second sweep finds nothing more to delete.
+	res, err = Sweep(context.Background(), cfg, name)
+	if err != nil || len(res.Deleted) != 0 || res.LoadBalancersDeleted || len(res.Left) != 2 {
+		t.Errorf("second sweep: %+v, %v", res, err)
+	}
+}
+
+// A refused credential ends the sweep with an error naming the call and
+// what to fix; it is not reported as a leftover.
+func TestSweepRefusedCredentialIsAnError(t *testing.T) {
+	s := fakeaws.Start(t)
+	withEnv(t, s)
+	p := s.IAM.AddUser(account, "kubeopera")
+	p.SecretAccessKey = strings.Repeat("x", 40)
+	_, err := Sweep(context.Background(), newConfig(t, accessKey(p)), "kubeopera-c1")
+	if err == nil || !strings.Contains(err.Error(), "ec2:DescribeVolumes") {
+		t.Fatalf("error %v, want one naming ec2:DescribeVolumes", err)
+	}
+	assertNoSecret(t, err.Error(), p)
+}
