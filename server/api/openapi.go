@@ -32,8 +32,9 @@ func buildOpenAPI() []byte {
 			op["parameters"] = []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]string{"type": "string"}}}
 		}
 		if r.request != "" {
-			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
-				"application/json": map[string]any{"schema": ref(r.request)}}}
+			name, optional := requestSchema(r)
+			op["requestBody"] = map[string]any{"required": !optional, "content": map[string]any{
+				"application/json": map[string]any{"schema": ref(name)}}}
 		}
 		paths[p][strings.ToLower(r.method)] = op
 	}
@@ -51,6 +52,13 @@ func buildOpenAPI() []byte {
 		panic(err)
 	}
 	return b
+}
+
+// requestSchema names r's request schema and whether its body may be left
+// out: a trailing "?" in the route table marks a body the handler accepts
+// empty.
+func requestSchema(r route) (name string, optional bool) {
+	return strings.CutSuffix(r.request, "?")
 }
 
 func openAPIPath(fiberPath string) string {

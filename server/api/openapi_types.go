@@ -82,7 +82,8 @@ type credentialRequestDoc struct {
 func generatedSchemas() map[string]any {
 	requests := map[string]bool{}
 	for _, r := range routes {
-		requests[r.request] = true
+		name, _ := requestSchema(r)
+		requests[name] = true
 	}
 	mapper := func(t reflect.Type) *jsonschema.Schema {
 		if t == reflect.TypeOf(time.Time{}) {

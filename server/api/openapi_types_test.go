@@ -46,6 +46,16 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 	if got := cluster["properties"].(map[string]any)["created_at"]; !reflect.DeepEqual(got, map[string]any{"type": "string", "format": "date-time"}) {
 		t.Errorf("Cluster.created_at = %v, want a date-time string", got)
 	}
+	// register-self takes an empty body (the name defaults to "host");
+	// the bodies of the other requests are required.
+	paths := parsedOpenAPI(t).Paths
+	for path, want := range map[string]bool{"/api/v1/clusters/register-self": false, "/api/v1/clusters/connect": true,
+		"/api/v1/clusters/{id}/teardown": true} {
+		body, _ := paths[path]["post"]["requestBody"].(map[string]any)
+		if body["required"] != want {
+			t.Errorf("POST %s: requestBody.required = %v, want %v", path, body["required"], want)
+		}
+	}
 }
 
 // A field tagged jsonschema:"nullable" comes out as OpenAPI 3.0's nullable,

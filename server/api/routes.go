@@ -13,7 +13,7 @@ type route struct {
 	role         Role
 	summary      string
 	// status is the success status; request and response name schemas in
-	// openapi.go ("" when none).
+	// openapi.go ("" when none; a request ending in "?" may be left out).
 	status            int
 	request, response string
 	handler           func(*server, *fiber.Ctx) error
@@ -57,7 +57,7 @@ var routes = []route{
 		(*server).connectCluster},
 	{http.MethodPost, "/api/v1/clusters/provision", PlatformAdmin, "Provision a new cluster through a provider plugin", 202, "ProvisionRequest", "Cluster",
 		(*server).provisionCluster},
-	{http.MethodPost, "/api/v1/clusters/register-self", PlatformAdmin, "Register the cluster this server runs in as the host", 201, "RegisterSelfRequest", "Cluster",
+	{http.MethodPost, "/api/v1/clusters/register-self", PlatformAdmin, "Register the cluster this server runs in as the host", 201, "RegisterSelfRequest?", "Cluster",
 		(*server).registerSelf},
 
 	{http.MethodGet, "/api/v1/providers", Viewer, "List provider plugins with availability and input schema", 200, "", "ProviderList",
