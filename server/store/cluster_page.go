@@ -55,7 +55,10 @@ func (s *Store) ListClusterPage(ctx context.Context, f ClusterFilter) (ClusterPa
 	if f.Limit < 0 || f.Limit > MaxPageSize {
 		return ClusterPage{}, fmt.Errorf("list clusters: limit %d is outside 1..%d", f.Limit, MaxPageSize)
 	}
-	clusters := []Cluster{}
+	// Sized for the whole page up front: bun appends row by row, and
+	// growing a slice of 250-byte rows to 101 cost 64 KB of allocation and
+	// copying per request, the largest allocation of GET /clusters.
+	clusters := make([]Cluster, 0, f.Limit+1)
 	q := s.db.NewSelect().Model(&clusters)
 	filterClusters(q, f)
 	if f.Continue != "" {
