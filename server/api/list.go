@@ -48,7 +48,7 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 			out.Items = append(out.Items, view(r))
 		}
 	}
-	return c.JSON(out)
+	return sendClusterList(c, out)
 }
 
 // clusterFilter reads the paging and filter parameters of GET /clusters.

@@ -55,7 +55,10 @@ func (s *Store) ListClusterPage(ctx context.Context, f ClusterFilter) (ClusterPa
 	if f.Limit < 0 || f.Limit > MaxPageSize {
 		return ClusterPage{}, fmt.Errorf("list clusters: limit %d is outside 1..%d", f.Limit, MaxPageSize)
 	}
-	clusters := []Cluster{}
+	// Sized for the whole page up front: bun appends row by row, and
+	// growing a slice of 250-byte rows to 101 cost 64 KB of allocation and
+	// copying per request, the largest allocation of GET /clusters.
+	clusters := make([]Cluster, 0, f.Limit+1)
 	q := s.db.NewSelect().Model(&clusters)
 	filterClusters(q, f)
 	if f.Continue != "" {
@@ -99,13 +102,22 @@ func filterClusters(q *bun.SelectQuery, f ClusterFilter) {
 	}
 }
 
-// HostRegistered reports whether a host cluster row exists.
+// HostRegistered reports whether a host cluster row exists. Every page of
+// GET /clusters asks, so it must read the partial index clusters_one_host
+// (a few µs) and never the table. SELECT EXISTS (... WHERE is_host) did not:
+// on a table PostgreSQL has not analyzed yet (just restored or bulk-loaded)
+// it guesses a third of the rows are hosts and scans the table for one,
+// 0.5-0.7 ms of its CPU per request at 10,000 rows with no host row. ORDER
+// BY is_host ... LIMIT 1 is only cheap through that index, whatever the
+// statistics say (EXISTS would drop the ORDER BY and LIMIT).
 func (s *Store) HostRegistered(ctx context.Context) (bool, error) {
-	ok, err := s.db.NewSelect().Model((*Cluster)(nil)).Where("is_host").Exists(ctx)
+	var found []int
+	err := s.db.NewSelect().Model((*Cluster)(nil)).ColumnExpr("1").Where("is_host").
+		OrderExpr("is_host").Limit(1).Scan(ctx, &found)
 	if err != nil {
 		return false, fmt.Errorf("look up the host cluster: %w", err)
 	}
-	return ok, nil
+	return len(found) > 0, nil
 }
 
 func encodeCursor(c cursor) string {
