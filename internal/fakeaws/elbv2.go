@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ type ELBv2 struct {
 	mu     sync.Mutex
 	lbs    map[string]LoadBalancer
 	groups map[string]TargetGroup
+
+	// PageSize is how many load balancers or target groups one Describe
+	// answers before a NextMarker (AWS: at most 400); 0 means 400.
+	PageSize int
 }
 
 // NewELBv2 returns an empty ELBv2 that accepts the keys of iam.
@@ -86,6 +91,7 @@ type elbResult struct {
 		ARN  string   `xml:"ResourceArn"`
 		Tags []elbTag `xml:"Tags>member"`
 	} `xml:"TagDescriptions>member,omitempty"`
+	NextMarker string `xml:"NextMarker,omitempty"`
 }
 
 type elbAnswer struct {
@@ -121,14 +127,18 @@ func (e *ELBv2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res := elbResult{XMLName: xml.Name{Local: action + "Result"}}
 	switch action {
 	case "DescribeLoadBalancers":
-		for _, arn := range sortedKeys(e.lbs) {
+		var page []string
+		page, res.NextMarker = e.page(sortedKeys(e.lbs), form.Get("Marker"))
+		for _, arn := range page {
 			res.LoadBalancers = append(res.LoadBalancers, struct {
 				ARN  string `xml:"LoadBalancerArn"`
 				Name string `xml:"LoadBalancerName"`
 			}{arn, e.lbs[arn].Name})
 		}
 	case "DescribeTargetGroups":
-		for _, arn := range sortedKeys(e.groups) {
+		var page []string
+		page, res.NextMarker = e.page(sortedKeys(e.groups), form.Get("Marker"))
+		for _, arn := range page {
 			tg := e.groups[arn]
 			res.TargetGroups = append(res.TargetGroups, struct {
 				ARN  string   `xml:"TargetGroupArn"`
@@ -188,6 +198,27 @@ func (e *ELBv2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/xml;charset=UTF-8")
 	ans := elbAnswer{XMLName: xml.Name{Local: action + "Response"}, Xmlns: elbv2Namespace, RequestID: requestID(), Result: res}
 	_ = xml.NewEncoder(w).Encode(ans)
+}
+
+// page returns the keys after marker (the last key of the previous page),
+// PageSize of them, and the marker of the next page ("" on the last).
+func (e *ELBv2) page(keys []string, marker string) ([]string, string) {
+	size := e.PageSize
+	if size <= 0 {
+		size = 400
+	}
+	start := 0
+	if marker != "" {
+		start = sort.SearchStrings(keys, marker) + 1
+	}
+	end := min(start+size, len(keys))
+	if start >= end {
+		return nil, ""
+	}
+	if end < len(keys) {
+		return keys[start:end], keys[end-1]
+	}
+	return keys[start:end], ""
 }
 
 func without(l []string, s string) []string {

@@ -163,68 +163,76 @@ func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *
 type elbResource struct{ ARN, Name string }
 
 func sweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string, res *SweepResult) error {
-	var lbs struct {
-		Items []struct {
-			ARN  string `xml:"LoadBalancerArn"`
-			Name string `xml:"LoadBalancerName"`
-		} `xml:"DescribeLoadBalancersResult>LoadBalancers>member"`
-	}
-	data, err := elbCall(ctx, cfg, url.Values{"Action": {"DescribeLoadBalancers"}})
-	if err != nil {
-		return classifyRaw(err, "list load balancers with elasticloadbalancing:DescribeLoadBalancers")
-	}
-	if err := xml.Unmarshal(data, &lbs); err != nil {
-		return unreadable("elasticloadbalancing:DescribeLoadBalancers", err)
-	}
-	var all []elbResource
-	for _, lb := range lbs.Items {
-		all = append(all, elbResource(lb))
-	}
-	owned, err := ownedELB(ctx, cfg, clusterName, all)
-	if err != nil {
-		return err
-	}
-	for _, lb := range owned {
-		if _, err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteLoadBalancer"}, "LoadBalancerArn": {lb.ARN}}); err != nil {
-			if code, ok := refusedToDelete(err); ok {
-				res.Left = append(res.Left, Leftover{Kind: "load balancer", ID: lb.Name, Reason: code})
+	// Load balancers first: a target group is in use until its load
+	// balancer is gone.
+	for _, k := range []elbKind{
+		{name: "load balancer", noun: "LoadBalancer", plural: "LoadBalancers"},
+		{name: "target group", noun: "TargetGroup", plural: "TargetGroups"},
+	} {
+		all, err := listELB(ctx, cfg, k)
+		if err != nil {
+			return err
+		}
+		owned, err := ownedELB(ctx, cfg, clusterName, all)
+		if err != nil {
+			return err
+		}
+		for _, r := range owned {
+			_, err := elbCall(ctx, cfg, url.Values{"Action": {"Delete" + k.noun}, k.noun + "Arn": {r.ARN}})
+			if err != nil {
+				code, refused := refusedToDelete(err)
+				if !refused {
+					return classifyRaw(err, "delete "+k.name+" "+r.Name+" with elasticloadbalancing:Delete"+k.noun)
+				}
+				res.Left = append(res.Left, Leftover{Kind: k.name, ID: r.Name, Reason: code})
 				continue
 			}
-			return classifyRaw(err, "delete load balancer "+lb.Name+" with elasticloadbalancing:DeleteLoadBalancer")
+			res.Deleted = append(res.Deleted, k.name+" "+r.Name)
+			res.LoadBalancersDeleted = res.LoadBalancersDeleted || k.noun == "LoadBalancer"
 		}
-		res.Deleted = append(res.Deleted, "load balancer "+lb.Name)
-		res.LoadBalancersDeleted = true
-	}
-	var tgs struct {
-		Items []struct {
-			ARN  string `xml:"TargetGroupArn"`
-			Name string `xml:"TargetGroupName"`
-		} `xml:"DescribeTargetGroupsResult>TargetGroups>member"`
-	}
-	if data, err = elbCall(ctx, cfg, url.Values{"Action": {"DescribeTargetGroups"}}); err != nil {
-		return classifyRaw(err, "list target groups with elasticloadbalancing:DescribeTargetGroups")
-	}
-	if err := xml.Unmarshal(data, &tgs); err != nil {
-		return unreadable("elasticloadbalancing:DescribeTargetGroups", err)
-	}
-	all = all[:0]
-	for _, tg := range tgs.Items {
-		all = append(all, elbResource(tg))
-	}
-	if owned, err = ownedELB(ctx, cfg, clusterName, all); err != nil {
-		return err
-	}
-	for _, tg := range owned {
-		if _, err := elbCall(ctx, cfg, url.Values{"Action": {"DeleteTargetGroup"}, "TargetGroupArn": {tg.ARN}}); err != nil {
-			if code, ok := refusedToDelete(err); ok {
-				res.Left = append(res.Left, Leftover{Kind: "target group", ID: tg.Name, Reason: code})
-				continue
-			}
-			return classifyRaw(err, "delete target group "+tg.Name+" with elasticloadbalancing:DeleteTargetGroup")
-		}
-		res.Deleted = append(res.Deleted, "target group "+tg.Name)
 	}
 	return nil
+}
+
+// elbKind names one ELBv2 resource type as its API spells it.
+type elbKind struct{ name, noun, plural string }
+
+// listELB lists every resource of kind k in the region, page by page (a
+// Describe answers at most 400 and a NextMarker). An answer holds only its
+// own kind, so the other kind's fields stay empty.
+func listELB(ctx context.Context, cfg aws.Config, k elbKind) ([]elbResource, error) {
+	type member struct {
+		LBArn  string `xml:"LoadBalancerArn"`
+		LBName string `xml:"LoadBalancerName"`
+		TGArn  string `xml:"TargetGroupArn"`
+		TGName string `xml:"TargetGroupName"`
+	}
+	var all []elbResource
+	for marker := ""; ; {
+		form := url.Values{"Action": {"Describe" + k.plural}}
+		if marker != "" {
+			form.Set("Marker", marker)
+		}
+		data, err := elbCall(ctx, cfg, form)
+		if err != nil {
+			return nil, classifyRaw(err, "list "+k.name+"s with elasticloadbalancing:Describe"+k.plural)
+		}
+		var page struct {
+			LBs    []member `xml:"DescribeLoadBalancersResult>LoadBalancers>member"`
+			TGs    []member `xml:"DescribeTargetGroupsResult>TargetGroups>member"`
+			LBNext string   `xml:"DescribeLoadBalancersResult>NextMarker"`
+			TGNext string   `xml:"DescribeTargetGroupsResult>NextMarker"`
+		}
+		if err := xml.Unmarshal(data, &page); err != nil {
+			return nil, unreadable("elasticloadbalancing:Describe"+k.plural, err)
+		}
+		for _, m := range append(page.LBs, page.TGs...) {
+			all = append(all, elbResource{ARN: m.LBArn + m.TGArn, Name: m.LBName + m.TGName})
+		}
+		if marker = page.LBNext + page.TGNext; marker == "" {
+			return all, nil
+		}
+	}
 }
 
 // ownedELB keeps the resources tagged as the cluster's (ELBv2 cannot

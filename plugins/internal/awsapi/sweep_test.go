@@ -88,3 +88,33 @@ func TestSweepRefusedCredentialIsAnError(t *testing.T) {
 	}
 	assertNoSecret(t, err.Error(), p)
 }
+
+// ELBv2 lists at most 400 a page: a cluster's load balancer and target
+// group on a later page are found and deleted too.
+func TestSweepReadsEveryPageOfLoadBalancers(t *testing.T) {
+	s := fakeaws.Start(t)
+	withEnv(t, s)
+	s.ELB.PageSize = 1
+	const name = "kubeopera-c1"
+	for _, other := range []string{"a", "b"} {
+		s.ELB.AddLoadBalancer(fakeaws.LoadBalancer{ARN: "arn:lb/" + other, Name: other})
+		s.ELB.AddTargetGroup(fakeaws.TargetGroup{ARN: "arn:tg/" + other, Name: other})
+	}
+	owned := map[string]string{ClusterTag(name): "owned"}
+	s.ELB.AddLoadBalancer(fakeaws.LoadBalancer{ARN: "arn:lb/z-ingress", Name: "z-ingress", Tags: owned})
+	s.ELB.AddTargetGroup(fakeaws.TargetGroup{ARN: "arn:tg/z-ingress", Name: "z-ingress-80", Tags: owned,
+		LoadBalancers: []string{"arn:lb/z-ingress"}})
+
+	res, err := Sweep(context.Background(), newConfig(t, accessKey(s.IAM.AddUser(account, "kubeopera"))), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ELB.Exists("arn:lb/z-ingress") || s.ELB.Exists("arn:tg/z-ingress") {
+		t.Errorf("the cluster's load balancer or target group on the last page is still there (deleted: %v)", res.Deleted)
+	}
+	for _, arn := range []string{"arn:lb/a", "arn:lb/b", "arn:tg/a", "arn:tg/b"} {
+		if !s.ELB.Exists(arn) {
+			t.Errorf("%s, not the cluster's, was deleted", arn)
+		}
+	}
+}
