@@ -45,8 +45,14 @@ func TestPluginEnvironmentHoldsNoHostSecrets(t *testing.T) {
 			t.Errorf("the plugin's environment holds the value of the host's %s", k)
 		}
 	}
+	if bytes.Contains(raw, []byte("PRIVATE KEY")) {
+		t.Errorf("the plugin's environment holds a private key (its TLS identity comes through a pipe)")
+	}
+	// The handshake cookie, the log level and the number of the descriptor
+	// the plugin's TLS identity comes through are the host's to set.
+	ours := map[string]bool{"KUBEOPERA_PROVIDER_PLUGIN": true, "KUBEOPERA_LOG_LEVEL": true, "KUBEOPERA_PLUGIN_TLS_FD": true}
 	for k := range env {
-		if strings.HasPrefix(k, "KUBEOPERA_") && k != "KUBEOPERA_PROVIDER_PLUGIN" && k != "KUBEOPERA_LOG_LEVEL" {
+		if strings.HasPrefix(k, "KUBEOPERA_") && !ours[k] {
 			t.Errorf("the plugin received host variable %s", k)
 		}
 	}

@@ -31,9 +31,8 @@ var rawBuild struct {
 
 // rawGRPC is the baseline of the plugin-call benchmarks: a plain gRPC
 // health server in a separate process (testdata/rawgrpc), reached over a
-// unix socket with mutual TLS set up as go-plugin sets up a plugin's
-// (self-signed P-521 certificates, TLS 1.2 or later, client certificate
-// required). What the host adds on top is the go-plugin and SDK layers.
+// unix socket with mutual TLS set up as the SDK sets up a plugin's
+// (self-signed P-256 certificates, client certificate required). What the host adds on top is the go-plugin and SDK layers.
 func rawGRPC(b *testing.B) healthpb.HealthClient {
 	rawBuild.once.Do(func() {
 		rawBuild.bin = filepath.Join(built.dir, "rawgrpc")
@@ -86,10 +85,10 @@ func rawGRPC(b *testing.B) healthpb.HealthClient {
 	return client
 }
 
-// selfSigned returns a certificate and key made as go-plugin's AutoMTLS
-// makes them.
+// selfSigned returns a certificate and key made as the SDK makes the
+// identities of a launch (P-256, self-signed for localhost).
 func selfSigned(b *testing.B) (certPEM, keyPEM []byte) {
-	key, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		b.Fatal(err)
 	}

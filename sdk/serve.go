@@ -53,7 +53,8 @@ func Serve(p Provider) {
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			return grpc.NewServer(append(opts, grpc.ChainUnaryInterceptor(recoverPanics))...)
 		},
-		Logger: logger,
+		TLSProvider: pluginTLS,
+		Logger:      logger,
 	})
 }
 
@@ -75,10 +76,11 @@ func recoverPanics(ctx context.Context, req any, info *grpc.UnaryServerInfo, nex
 
 // ClientConfig returns the go-plugin client configuration a host uses to
 // launch the plugin binary cmd: the KubeOpera handshake, the protocol
-// versions this SDK speaks, gRPC only, and automatic mutual TLS. Callers add
-// SecureConfig, Logger and timeouts.
+// versions this SDK speaks, gRPC only, and mutual TLS with identities made
+// for this launch (see envPluginTLS). Set cmd.Env before calling it: it adds
+// the plugin's identity there. Callers add SecureConfig, Logger and timeouts.
 func ClientConfig(cmd *exec.Cmd) *plugin.ClientConfig {
-	return &plugin.ClientConfig{
+	cfg := &plugin.ClientConfig{
 		HandshakeConfig: Handshake,
 		VersionedPlugins: map[int]plugin.PluginSet{
 			ProtocolVersion: {pluginName: &providerPlugin{}},
@@ -87,6 +89,8 @@ func ClientConfig(cmd *exec.Cmd) *plugin.ClientConfig {
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 	}
+	hostTLS(cfg)
+	return cfg
 }
 
 // Connect starts the plugin process of c (when not started yet), completes
