@@ -202,7 +202,11 @@ func controllerReconciles(ctx context.Context, t *testing.T, ctl, server *accoun
 // state's outputs, and a destroy that replaces the apply.
 func jobRunnerRuns(ctx context.Context, t *testing.T, ctl *account) {
 	t.Helper()
-	jobs := terraform.Jobs{Client: ctl.cs}
+	kube, err := terraform.NewKube(ctl.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := terraform.Jobs{Client: kube}
 	if err := jobs.Ensure(ctx); err != nil {
 		t.Fatalf("Jobs.Ensure: %v", err)
 	}

@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -54,8 +53,8 @@ const (
 // rolebindings get/create/update, plus the rights of JobRole (RBAC lets
 // nobody grant what it does not hold).
 type Jobs struct {
-	// Client reaches the management cluster.
-	Client kubernetes.Interface
+	// Client reaches the management cluster (NewKube).
+	Client *Kube
 	// Namespace holds the Jobs and the states; DefaultNamespace when empty.
 	Namespace string
 	// Image runs terraform; DefaultImage when empty. It needs /bin/sh,

@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
@@ -67,7 +66,7 @@ func TestJobRunLifecycle(t *testing.T) {
 	needSandbox(t)
 	ctx := context.Background()
 	logger, logs := bufferLogger()
-	j := Jobs{Client: sb.Client, Namespace: jobsNS, Logger: logger}
+	j := Jobs{Client: sb.Kube, Namespace: jobsNS, Logger: logger}
 	for i := 0; i < 2; i++ { // Ensure is idempotent
 		if err := j.Ensure(ctx); err != nil {
 			t.Fatal(err)
@@ -98,7 +97,7 @@ func TestJobRunLifecycle(t *testing.T) {
 
 	// The pod cannot be scheduled: Pending, from this value and from a new
 	// one with a new client (a restarted plugin).
-	restarted := Jobs{Client: kubernetes.NewForConfigOrDie(sb.Config), Namespace: jobsNS, Logger: logger}
+	restarted := Jobs{Client: mustKube(t, sb.Config), Namespace: jobsNS, Logger: logger}
 	for _, e := range []Jobs{j, restarted} {
 		var st Status
 		waitFor(t, "a pending pod", 20*time.Second, func() (bool, error) {
@@ -151,7 +150,7 @@ func TestJobFailedRunIsReplacedByStart(t *testing.T) {
 	setSchedulable(t, false)
 	t.Cleanup(func() { setSchedulable(t, true) })
 	// A deadline of one second fails the Job while its pod cannot start.
-	short := Jobs{Client: sb.Client, Namespace: jobsNS, Deadline: time.Second, Logger: hclog.NewNullLogger()}
+	short := Jobs{Client: sb.Kube, Namespace: jobsNS, Deadline: time.Second, Logger: hclog.NewNullLogger()}
 	if err := short.Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +166,7 @@ func TestJobFailedRunIsReplacedByStart(t *testing.T) {
 	if _, err := sb.Client.CoreV1().Secrets(jobsNS).Get(ctx, first.secret.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("credentials secret of the failed run: %v, want it deleted", err)
 	}
-	j := Jobs{Client: sb.Client, Namespace: jobsNS, Logger: hclog.NewNullLogger()}
+	j := Jobs{Client: sb.Kube, Namespace: jobsNS, Logger: hclog.NewNullLogger()}
 	if err := j.Start(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +302,7 @@ func assertItemsRestoreTheTree(t *testing.T, pod corev1.PodSpec, cm *corev1.Conf
 func TestJobDestroyStopsARunningApply(t *testing.T) {
 	needSandbox(t)
 	ctx := context.Background()
-	j := Jobs{Client: sb.Client, Namespace: jobsNS, Logger: hclog.NewNullLogger()}
+	j := Jobs{Client: sb.Kube, Namespace: jobsNS, Logger: hclog.NewNullLogger()}
 	if err := j.Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +331,7 @@ func TestJobDestroyStopsARunningApply(t *testing.T) {
 
 func TestJobStatusOfUnknownRunIsNotFound(t *testing.T) {
 	needSandbox(t)
-	j := Jobs{Client: sb.Client, Namespace: jobsNS}
+	j := Jobs{Client: sb.Kube, Namespace: jobsNS}
 	if _, err := j.Status(context.Background(), "never-started", Apply); sdk.KindOf(err) != sdk.KindNotFound {
 		t.Errorf("status of an unknown run: %v, want not found", err)
 	}

@@ -183,7 +183,7 @@ func TestJobContainerRunsTerraformAgainstTheSandboxState(t *testing.T) {
 	needSandbox(t)
 	ctx := context.Background()
 	assertImageIsLocalTerraform(t)
-	j := Jobs{Client: sb.Client, Namespace: jobsNS, LockTimeout: time.Second, Logger: hclog.NewNullLogger()}
+	j := Jobs{Client: sb.Kube, Namespace: jobsNS, LockTimeout: time.Second, Logger: hclog.NewNullLogger()}
 	if err := j.Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestJobContainerRunsTerraformAgainstTheSandboxState(t *testing.T) {
 		if err != nil || !strings.Contains(out, "removing the state lock") || !strings.Contains(out, "Destroy complete! Resources: 6 destroyed") {
 			t.Fatalf("container: %v\n%s", err, out)
 		}
-		if st, err := readState(ctx, sb.Client, jobsNS, StateSuffix(run.ID)); err != nil || len(st.Resources) != 0 {
+		if st, err := readState(ctx, sb.Kube, jobsNS, StateSuffix(run.ID)); err != nil || len(st.Resources) != 0 {
 			t.Errorf("state after destroy: %d resources (%v), want none", len(st.Resources), err)
 		}
 	})
@@ -282,7 +282,7 @@ func testSIGTERMStopsTerraformGracefully(t *testing.T, j Jobs, kubeconfig string
 	if holder := leaseHolder(t, jobsNS, lease); holder != "" {
 		t.Errorf("lock still held by %s after the graceful stop", holder)
 	}
-	if st, err := readState(ctx, sb.Client, jobsNS, StateSuffix(slow.ID)); err != nil || len(st.Resources) == 0 {
+	if st, err := readState(ctx, sb.Kube, jobsNS, StateSuffix(slow.ID)); err != nil || len(st.Resources) == 0 {
 		t.Errorf("state after the graceful stop: %d resources (%v), want the ones created before it", len(st.Resources), err)
 	}
 }

@@ -114,12 +114,12 @@ func TestLocalApplyOutputsRestartAndDestroy(t *testing.T) {
 	}
 	assertOutputs(t, out, netOutputs)
 	// The state is in the sandbox, and the shared reader sees the same outputs.
-	stateOut, err := StateOutputs(ctx, sb.Client, ns, StateSuffix(id))
+	stateOut, err := StateOutputs(ctx, sb.Kube, ns, StateSuffix(id))
 	if err != nil {
 		t.Fatal(err)
 	}
 	assertOutputs(t, stateOut, netOutputs)
-	if st, err := readState(ctx, sb.Client, ns, StateSuffix(id)); err != nil || len(st.Resources) != 2 {
+	if st, err := readState(ctx, sb.Kube, ns, StateSuffix(id)); err != nil || len(st.Resources) != 2 {
 		t.Errorf("state secret holds %d resources (err %v), want 2 (module.m's vpc and subnet)", len(st.Resources), err)
 	}
 
@@ -145,7 +145,7 @@ func TestLocalApplyOutputsRestartAndDestroy(t *testing.T) {
 	if st.State != sdk.Succeeded || st.Message != "terraform destroy: complete, 6 resources destroyed" {
 		t.Fatalf("destroy ended %+v, want SUCCEEDED with 6 destroyed", st)
 	}
-	if st, err := readState(ctx, sb.Client, ns, StateSuffix(id)); err != nil || len(st.Resources) != 0 {
+	if st, err := readState(ctx, sb.Kube, ns, StateSuffix(id)); err != nil || len(st.Resources) != 0 {
 		t.Errorf("state after destroy holds %d resources (err %v), want none", len(st.Resources), err)
 	}
 	assertNotOnDisk(t, dir, secret)

@@ -40,7 +40,8 @@ const sandboxEnv = "KUBEOPERA_TEST_SANDBOX_KUBECONFIG"
 type cluster struct {
 	Config         *rest.Config
 	KubeconfigPath string
-	Client         kubernetes.Interface
+	Client         kubernetes.Interface // for the tests' own checks
+	Kube           *Kube                // what Jobs and StateOutputs use
 }
 
 // helperEnv makes the test binary act as a plugin process that starts a
@@ -75,7 +76,11 @@ func openCluster(kubeconfigPath string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cluster{Config: cfg, KubeconfigPath: kubeconfigPath, Client: client}, nil
+	kube, err := NewKube(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &cluster{Config: cfg, KubeconfigPath: kubeconfigPath, Client: client, Kube: kube}, nil
 }
 
 // needSandbox skips a test that needs the cluster when none was named.
@@ -184,3 +189,14 @@ var runs atomic.Int64
 // uniqueID makes a cluster ID unique in this test process, so tests keep
 // working when repeated (-count) against the one sandbox.
 func uniqueID(base string) string { return fmt.Sprintf("%s-%d", base, runs.Add(1)) }
+
+// mustKube is a second Kube for the cluster cfg reaches, as a restarted
+// plugin makes one.
+func mustKube(t *testing.T, cfg *rest.Config) *Kube {
+	t.Helper()
+	k, err := NewKube(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

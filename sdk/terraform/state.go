@@ -11,7 +11,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
@@ -54,7 +53,7 @@ type stateOutput struct {
 // state the kubernetes backend keeps in namespace for secretSuffix, as
 // the Job executor and a Local executor configured with the kubernetes
 // backend leave it. A missing state is an sdk.NotFound error.
-func StateOutputs(ctx context.Context, client kubernetes.Interface, namespace, secretSuffix string) (map[string]json.RawMessage, error) {
+func StateOutputs(ctx context.Context, client *Kube, namespace, secretSuffix string) (map[string]json.RawMessage, error) {
 	st, err := readState(ctx, client, namespace, secretSuffix)
 	if err != nil {
 		return nil, err
@@ -66,7 +65,7 @@ func StateOutputs(ctx context.Context, client kubernetes.Interface, namespace, s
 	return out, nil
 }
 
-func readState(ctx context.Context, client kubernetes.Interface, namespace, secretSuffix string) (state, error) {
+func readState(ctx context.Context, client *Kube, namespace, secretSuffix string) (state, error) {
 	name := StateSecretName(secretSuffix)
 	sec, err := client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

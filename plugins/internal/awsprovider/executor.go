@@ -6,7 +6,6 @@ import (
 	"os"
 	"sync"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -77,11 +76,11 @@ func executorFromEnv(ctx context.Context) (terraform.Executor, error) {
 		return terraform.Local{Dir: dir, Backend: map[string]string{"config_path": path,
 			"namespace": terraform.DefaultNamespace}, LockTimeout: 0}, nil
 	case "job":
-		cs, err := kubernetes.NewForConfig(cfg)
+		kube, err := terraform.NewKube(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("management cluster client: %w", err)
 		}
-		j := terraform.Jobs{Client: cs, Image: os.Getenv(envImage)}
+		j := terraform.Jobs{Client: kube, Image: os.Getenv(envImage)}
 		if err := j.Ensure(ctx); err != nil {
 			return nil, sdk.Unavailable("prepare namespace %s for terraform Jobs: %v", terraform.DefaultNamespace, err)
 		}
