@@ -1,10 +1,12 @@
 package fakeaws
 
 import (
+	"encoding/base64"
 	"encoding/xml"
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -33,6 +35,10 @@ type ec2Resources struct {
 	mu      sync.Mutex
 	volumes map[string]Volume
 	groups  map[string]SecurityGroup
+	// calls counts the answered calls by action.
+	calls map[string]int
+	// pageSize: see EC2.SetPageSize.
+	pageSize int
 }
 
 // AddVolume adds (or replaces) a volume.
@@ -59,11 +65,26 @@ func (e *EC2) SecurityGroup(id string) (SecurityGroup, bool) {
 	return g, ok
 }
 
+// SetPageSize makes a paginated DescribeVolumes or DescribeSecurityGroups
+// (one with MaxResults, 5 to 1000 as in AWS) answer at most n items before
+// a NextToken, fewer than MaxResults asks for, so a test sees several
+// pages without a thousand resources; 0 means MaxResults alone decides.
+// A Describe without MaxResults answers everything, as AWS does.
+func (e *EC2) SetPageSize(n int) { e.resources.put(func(r *ec2Resources) { r.pageSize = n }) }
+
+// CallsOf returns how many calls of a volume or security group action
+// (e.g. "DescribeVolumes") were answered, a page each for a Describe.
+func (e *EC2) CallsOf(action string) int {
+	e.resources.mu.Lock()
+	defer e.resources.mu.Unlock()
+	return e.resources.calls[action]
+}
+
 func (r *ec2Resources) put(f func(*ec2Resources)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.volumes == nil {
-		r.volumes, r.groups = map[string]Volume{}, map[string]SecurityGroup{}
+		r.volumes, r.groups, r.calls = map[string]Volume{}, map[string]SecurityGroup{}, map[string]int{}
 	}
 	f(r)
 }
@@ -138,7 +159,85 @@ type ec2Answer struct {
 	RequestID string       `xml:"requestId"`
 	Volumes   []volumeItem `xml:"volumeSet>item,omitempty"`
 	Groups    []groupItem  `xml:"securityGroupInfo>item,omitempty"`
+	NextToken string       `xml:"nextToken,omitempty"`
 	Return    string       `xml:"return,omitempty"`
+}
+
+// page returns the ids of one Describe page of the matching ids (sorted)
+// and the NextToken of the next ("" on the last), or an EC2 error code and
+// message for a MaxResults or NextToken AWS would refuse. The token is the
+// last id of the page, opaque to the caller.
+func (r *ec2Resources) page(ids []string, form url.Values) (page []string, next, code, msg string) {
+	max, token := form.Get("MaxResults"), form.Get("NextToken")
+	if max == "" {
+		if token != "" {
+			return nil, "", "InvalidParameterCombination", "NextToken needs MaxResults"
+		}
+		return ids, "", "", ""
+	}
+	n, err := strconv.Atoi(max)
+	if err != nil || n < 5 || n > 1000 {
+		return nil, "", "InvalidParameterValue", "MaxResults must be between 5 and 1000, got " + max
+	}
+	if r.pageSize > 0 {
+		n = min(n, r.pageSize)
+	}
+	start := 0
+	if token != "" {
+		last, err := base64.RawURLEncoding.DecodeString(token)
+		if err != nil {
+			return nil, "", "InvalidNextToken", "The token '" + token + "' is invalid."
+		}
+		start = sort.SearchStrings(ids, string(last))
+		if start < len(ids) && ids[start] == string(last) {
+			start++
+		}
+	}
+	end := min(start+n, len(ids))
+	if end < len(ids) {
+		next = base64.RawURLEncoding.EncodeToString([]byte(ids[end-1]))
+	}
+	return ids[start:end], next, "", ""
+}
+
+// describe fills ans with a page of the volumes or security groups that
+// match the filters, or returns the error code and message of a refused
+// MaxResults or NextToken.
+func (r *ec2Resources) describe(form url.Values, ans *ec2Answer) (code, msg string) {
+	f, volumes := filters(form), form.Get("Action") == "DescribeVolumes"
+	var ids []string
+	if volumes {
+		for _, id := range sortedKeys(r.volumes) {
+			if v := r.volumes[id]; matches(f, v.Tags, v.State) {
+				ids = append(ids, id)
+			}
+		}
+	} else {
+		for _, id := range sortedKeys(r.groups) {
+			if g := r.groups[id]; matches(f, g.Tags, "") {
+				ids = append(ids, id)
+			}
+		}
+	}
+	page, next, code, msg := r.page(ids, form)
+	if code != "" {
+		return code, msg
+	}
+	ans.NextToken = next
+	for _, id := range page {
+		if !volumes {
+			g := r.groups[id]
+			ans.Groups = append(ans.Groups, groupItem{ID: g.ID, Name: g.Name, Tags: tagSet(g.Tags)})
+			continue
+		}
+		v := r.volumes[id]
+		it := volumeItem{ID: v.ID, Status: v.State, Tags: tagSet(v.Tags)}
+		if v.Instance != "" {
+			it.Attachments = []string{v.Instance}
+		}
+		ans.Volumes = append(ans.Volumes, it)
+	}
+	return "", ""
 }
 
 func (r *ec2Resources) serve(w http.ResponseWriter, form url.Values) {
@@ -148,24 +247,10 @@ func (r *ec2Resources) serve(w http.ResponseWriter, form url.Values) {
 	action := form.Get("Action")
 	ans := ec2Answer{XMLName: xml.Name{Local: action + "Response"}, Xmlns: ec2Namespace, RequestID: requestID()}
 	switch action {
-	case "DescribeVolumes":
-		f := filters(form)
-		for _, id := range sortedKeys(r.volumes) {
-			v := r.volumes[id]
-			if matches(f, v.Tags, v.State) {
-				it := volumeItem{ID: v.ID, Status: v.State, Tags: tagSet(v.Tags)}
-				if v.Instance != "" {
-					it.Attachments = []string{v.Instance}
-				}
-				ans.Volumes = append(ans.Volumes, it)
-			}
-		}
-	case "DescribeSecurityGroups":
-		f := filters(form)
-		for _, id := range sortedKeys(r.groups) {
-			if g := r.groups[id]; matches(f, g.Tags, "") {
-				ans.Groups = append(ans.Groups, groupItem{ID: g.ID, Name: g.Name, Tags: tagSet(g.Tags)})
-			}
+	case "DescribeVolumes", "DescribeSecurityGroups":
+		if code, msg := r.describe(form, &ans); code != "" {
+			ec2Error(w, http.StatusBadRequest, code, msg)
+			return
 		}
 	case "DeleteVolume":
 		v, ok := r.volumes[form.Get("VolumeId")]
@@ -192,6 +277,7 @@ func (r *ec2Resources) serve(w http.ResponseWriter, form url.Values) {
 		delete(r.groups, g.ID)
 		ans.Return = "true"
 	}
+	r.calls[action]++
 	w.Header().Set("Content-Type", "text/xml;charset=UTF-8")
 	_ = xml.NewEncoder(w).Encode(ans)
 }

@@ -119,22 +119,23 @@ func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *
 	// The in-tree plugin's and the EBS driver's two spellings of the same
 	// ownership; DescribeVolumes ANDs filters, so one call each.
 	for key, value := range map[string]string{ClusterTag(clusterName): "owned", "KubernetesCluster": clusterName} {
-		var out struct {
-			Volumes []volume `xml:"volumeSet>item"`
-		}
 		form := url.Values{"Action": {"DescribeVolumes"}, "Filter.1.Name": {"tag:" + key}, "Filter.1.Value.1": {value}}
-		data, err := ec2Call(ctx, cfg, form)
-		if err != nil {
-			return classifyRaw(err, "list the cluster's EBS volumes with ec2:DescribeVolumes")
-		}
-		if err := xml.Unmarshal(data, &out); err != nil {
-			return unreadable("ec2:DescribeVolumes", err)
-		}
-		for _, v := range out.Volumes {
-			if !seen[v.ID] {
-				seen[v.ID] = true
-				vols = append(vols, v)
+		err := ec2Pages(ctx, cfg, form, "list the cluster's EBS volumes", func(data []byte) (string, error) {
+			var page struct {
+				Volumes []volume `xml:"volumeSet>item"`
+				Next    string   `xml:"nextToken"`
 			}
+			err := xml.Unmarshal(data, &page)
+			for _, v := range page.Volumes {
+				if !seen[v.ID] {
+					seen[v.ID] = true
+					vols = append(vols, v)
+				}
+			}
+			return page.Next, err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	for _, v := range vols {
@@ -157,6 +158,31 @@ func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *
 		res.Deleted = append(res.Deleted, "volume "+v.ID)
 	}
 	return nil
+}
+
+// ec2Pages sends an EC2 Describe call page by page: with MaxResults (AWS
+// answers everything without it, but warns such calls are throttled and
+// time out on long lists; 1000 is its most), then again with each
+// NextToken until none comes. page reads one answer and returns its
+// nextToken. All pages are read before anything is deleted, so deleting
+// does not shift what a token points at.
+func ec2Pages(ctx context.Context, cfg aws.Config, form url.Values, doing string, page func([]byte) (string, error)) error {
+	action := form.Get("Action")
+	form.Set("MaxResults", "1000")
+	for {
+		data, err := ec2Call(ctx, cfg, form)
+		if err != nil {
+			return classifyRaw(err, doing+" with ec2:"+action)
+		}
+		next, err := page(data)
+		if err != nil {
+			return unreadable("ec2:"+action, err)
+		}
+		if next == "" {
+			return nil
+		}
+		form.Set("NextToken", next)
+	}
 }
 
 // elbResource is a load balancer or target group by ARN and name.
@@ -279,21 +305,25 @@ func ownedELB(ctx context.Context, cfg aws.Config, clusterName string, all []elb
 }
 
 func sweepSecurityGroups(ctx context.Context, cfg aws.Config, clusterName string, res *SweepResult) error {
-	var out struct {
-		Groups []struct {
-			ID   string `xml:"groupId"`
-			Name string `xml:"groupName"`
-		} `xml:"securityGroupInfo>item"`
+	type group struct {
+		ID   string `xml:"groupId"`
+		Name string `xml:"groupName"`
 	}
+	var groups []group
 	form := url.Values{"Action": {"DescribeSecurityGroups"}, "Filter.1.Name": {"tag:" + ClusterTag(clusterName)}, "Filter.1.Value.1": {"owned"}}
-	data, err := ec2Call(ctx, cfg, form)
+	err := ec2Pages(ctx, cfg, form, "list the cluster's security groups", func(data []byte) (string, error) {
+		var page struct {
+			Groups []group `xml:"securityGroupInfo>item"`
+			Next   string  `xml:"nextToken"`
+		}
+		err := xml.Unmarshal(data, &page)
+		groups = append(groups, page.Groups...)
+		return page.Next, err
+	})
 	if err != nil {
-		return classifyRaw(err, "list the cluster's security groups with ec2:DescribeSecurityGroups")
+		return err
 	}
-	if err := xml.Unmarshal(data, &out); err != nil {
-		return unreadable("ec2:DescribeSecurityGroups", err)
-	}
-	for _, g := range out.Groups {
+	for _, g := range groups {
 		_, err := ec2Call(ctx, cfg, url.Values{"Action": {"DeleteSecurityGroup"}, "GroupId": {g.ID}})
 		if code, ok := refusedToDelete(err); ok {
 			res.Left = append(res.Left, Leftover{Kind: "security group", ID: g.ID + " " + g.Name, Reason: code})

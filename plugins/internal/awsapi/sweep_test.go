@@ -118,3 +118,49 @@ func TestSweepReadsEveryPageOfLoadBalancers(t *testing.T) {
 		}
 	}
 }
+
+// EC2 answers a paginated Describe (MaxResults, 5 to 1000) a page at a
+// time: the cluster's volumes and security groups past the first page are
+// found and deleted too, by either tag spelling.
+func TestSweepReadsEveryPageOfVolumesAndSecurityGroups(t *testing.T) {
+	s := fakeaws.Start(t)
+	withEnv(t, s)
+	s.EC2.SetPageSize(1)
+	const name = "kubeopera-c1"
+	owned := map[string]string{ClusterTag(name): "owned"}
+	for _, id := range []string{"a", "b", "z"} {
+		s.EC2.AddVolume(fakeaws.Volume{ID: "vol-" + id, State: "available", Tags: owned})
+		s.EC2.AddSecurityGroup(fakeaws.SecurityGroup{ID: "sg-" + id, Name: "k8s-elb-" + id, Tags: owned})
+	}
+	for _, id := range []string{"vol-driver-a", "vol-driver-z"} {
+		s.EC2.AddVolume(fakeaws.Volume{ID: id, State: "available", Tags: map[string]string{"KubernetesCluster": name}})
+	}
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-other", State: "available", Tags: map[string]string{ClusterTag("kubeopera-c2"): "owned"}})
+	s.EC2.AddSecurityGroup(fakeaws.SecurityGroup{ID: "sg-other", Name: "other", Tags: map[string]string{ClusterTag("kubeopera-c2"): "owned"}})
+
+	res, err := Sweep(context.Background(), newConfig(t, accessKey(s.IAM.AddUser(account, "kubeopera"))), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"vol-a", "vol-b", "vol-z", "vol-driver-a", "vol-driver-z"} {
+		if _, ok := s.EC2.Volume(id); ok {
+			t.Errorf("%s is still there (deleted: %v)", id, res.Deleted)
+		}
+	}
+	for _, id := range []string{"sg-a", "sg-b", "sg-z"} {
+		if _, ok := s.EC2.SecurityGroup(id); ok {
+			t.Errorf("%s is still there (deleted: %v)", id, res.Deleted)
+		}
+	}
+	if _, ok := s.EC2.Volume("vol-other"); !ok {
+		t.Error("another cluster's volume was deleted")
+	}
+	if _, ok := s.EC2.SecurityGroup("sg-other"); !ok {
+		t.Error("another cluster's security group was deleted")
+	}
+	// A page of one: three pages for the first tag, two for the second,
+	// three for the groups.
+	if v, g := s.EC2.CallsOf("DescribeVolumes"), s.EC2.CallsOf("DescribeSecurityGroups"); v != 5 || g != 3 {
+		t.Errorf("%d DescribeVolumes and %d DescribeSecurityGroups pages read, want 5 and 3", v, g)
+	}
+}

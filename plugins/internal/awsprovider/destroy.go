@@ -13,12 +13,14 @@ import (
 )
 
 // finishDestroy runs once terraform destroyed everything it knew: it
-// deletes the SSM parameters the nodes wrote and sweeps what the cluster's
-// controllers created (volumes, load balancers, their target and security
-// groups). Until both worked the destroy is Running, and Status, called
-// again, tries again; a resource AWS will not delete is named in the final
-// message, so nothing is left behind silently.
-func finishDestroy(ctx context.Context, creds sdk.Credentials, op operation, out sdk.OperationStatus) (sdk.OperationStatus, error) {
+// deletes the SSM parameters the nodes wrote (once) and sweeps what the
+// cluster's controllers created (volumes, load balancers, their target and
+// security groups). Until both worked the destroy is Running, and Status,
+// called again, tries again; a pass that deleted a load balancer is
+// followed by another, as its groups may only then be free. What every
+// pass deleted is kept in log, so the final message names all of it, and
+// apart what AWS would not delete, so nothing is left behind silently.
+func finishDestroy(ctx context.Context, creds sdk.Credentials, op operation, out sdk.OperationStatus, log sweepLog) (sdk.OperationStatus, error) {
 	cfg, err := awsapi.Config(ctx, creds, op.Region)
 	if err != nil {
 		return sdk.OperationStatus{}, err
@@ -28,34 +30,67 @@ func finishDestroy(ctx context.Context, creds sdk.Credentials, op operation, out
 		out.Message = "terraform destroy done; " + fmt.Sprintf(format, args...)
 		return out, nil
 	}
-	msg := out.Message
-	if op.Relay != "" {
+	rec, cm, err := log.load(ctx, op)
+	if err != nil {
+		return retry("%v; retrying", err)
+	}
+	before := len(rec.Deleted)
+	if op.Relay != "" && !rec.RelayDone {
 		n, err := awsapi.DeletePath(ctx, ssm.NewFromConfig(cfg), op.Relay)
 		if err != nil {
 			return retry("deleting the bootstrap parameters under %s failed, retrying: %v", op.Relay, err)
 		}
-		msg = fmt.Sprintf("%s; deleted %d bootstrap parameters under %s", msg, n, op.Relay)
+		rec.RelayDone, rec.RelayDeleted = true, n
 	}
 	name := tfmodules.Name(op.ClusterID)
+	// A failed sweep still reports what it deleted before it failed.
 	swept, err := awsapi.Sweep(ctx, cfg, name)
+	var passErr error
 	if err != nil {
-		return retry("deleting the resources Kubernetes created for the cluster (tagged %s) failed, retrying: %v",
+		passErr = fmt.Errorf("deleting the resources Kubernetes created for the cluster (tagged %s) failed, retrying: %w",
 			awsapi.ClusterTag(name), err)
 	}
-	if swept.LoadBalancersDeleted {
-		// Their target groups and security groups may only now be free.
-		return retry("deleted %s; sweeping again for what they held", strings.Join(swept.Deleted, ", "))
-	}
-	if len(swept.Deleted) > 0 {
-		msg = fmt.Sprintf("%s; deleted what Kubernetes created for the cluster: %s", msg, strings.Join(swept.Deleted, ", "))
-	}
-	if len(swept.Left) > 0 {
-		left := make([]string, len(swept.Left))
-		for i, l := range swept.Left {
-			left[i] = l.String()
+	rec.Deleted = append(rec.Deleted, swept.Deleted...)
+	if passErr != nil || swept.LoadBalancersDeleted {
+		if err := log.save(ctx, op, rec, cm); err != nil {
+			return retry("%v; retrying (deleted this time: %s)", err, orNothing(rec.Deleted[before:]))
 		}
-		msg = fmt.Sprintf("%s; NOT deleted, delete by hand (they cost money): %s", msg, strings.Join(left, ", "))
+		if passErr != nil {
+			return retry("%v", passErr)
+		}
+		return retry("deleted so far: %s; sweeping again for what the load balancers held", orNothing(rec.Deleted))
 	}
-	out.Message = msg
+	if cm != nil {
+		if err := log.forget(ctx, op); err != nil {
+			return retry("%v; retrying", err)
+		}
+	}
+	out.Message = finalMessage(out.Message, op, rec, swept.Left)
 	return out, nil
+}
+
+// finalMessage is the destroy's last message: what every pass deleted,
+// then what AWS would not delete.
+func finalMessage(msg string, op operation, rec sweepRecord, left []awsapi.Leftover) string {
+	if op.Relay != "" {
+		msg = fmt.Sprintf("%s; deleted %d bootstrap parameters under %s", msg, rec.RelayDeleted, op.Relay)
+	}
+	if len(rec.Deleted) > 0 {
+		msg = fmt.Sprintf("%s; deleted what Kubernetes created for the cluster: %s", msg, strings.Join(rec.Deleted, ", "))
+	}
+	if len(left) > 0 {
+		names := make([]string, len(left))
+		for i, l := range left {
+			names[i] = l.String()
+		}
+		msg = fmt.Sprintf("%s; NOT deleted, delete by hand (they cost money): %s", msg, strings.Join(names, ", "))
+	}
+	return msg
+}
+
+func orNothing(names []string) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return strings.Join(names, ", ")
 }

@@ -105,7 +105,11 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	out := sdk.OperationStatus{OperationID: req.OperationID, State: st.State, Message: st.Message,
 		Progress: st.Progress, LogTail: st.LogTail, ErrorClass: st.ErrorClass}
 	if op.Action == terraform.Destroy && st.State == sdk.Succeeded {
-		return finishDestroy(ctx, req.Credentials, op, out)
+		log, err := p.sweepLogs.get()
+		if err != nil {
+			return sdk.OperationStatus{}, err
+		}
+		return finishDestroy(ctx, req.Credentials, op, out, log)
 	}
 	if op.Action == terraform.Destroy || st.State != sdk.Succeeded {
 		if op.Action == terraform.Apply {

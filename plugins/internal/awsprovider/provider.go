@@ -30,9 +30,10 @@ type flavour interface {
 // Provider is one AWS provider plugin (Vanilla or EKS): Info and Validate
 // from its options, the lifecycle through the shared Terraform runner.
 type Provider struct {
-	opts     Options
-	flavour  flavour
-	executor executors
+	opts      Options
+	flavour   flavour
+	executor  executors
+	sweepLogs sweepLogs
 }
 
 // GetInfo describes the provider.
