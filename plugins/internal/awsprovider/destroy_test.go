@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
@@ -36,11 +35,11 @@ func managementCluster(t *testing.T) *sandbox.Sandbox {
 // comes from the management cluster, as after a plugin restart.
 func restartedLog(t *testing.T, sb *sandbox.Sandbox) sweepLog {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(sb.Config)
+	kube, err := terraform.NewKube(sb.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sweepLog{client: cs, namespace: terraform.DefaultNamespace}
+	return sweepLog{client: kube, namespace: terraform.DefaultNamespace}
 }
 
 // A finished terraform destroy sweeps what Kubernetes created: a deleted

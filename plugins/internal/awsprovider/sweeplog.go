@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
@@ -36,7 +35,7 @@ type sweepRecord struct {
 // passes still reports everything; the last pass deletes it. It needs
 // configmaps get/create/update/delete there, as the Job executor does.
 type sweepLog struct {
-	client    kubernetes.Interface
+	client    *terraform.Kube
 	namespace string
 }
 
@@ -110,11 +109,11 @@ func (s *sweepLogs) get() (sweepLog, error) {
 		if err != nil {
 			return sweepLog{}, sdk.FailedPrecondition("%s (%v)", stateNotFound, err)
 		}
-		cs, err := kubernetes.NewForConfig(cfg)
+		kube, err := terraform.NewKube(cfg)
 		if err != nil {
 			return sweepLog{}, fmt.Errorf("management cluster client: %w", err)
 		}
-		s.log = &sweepLog{client: cs, namespace: terraform.DefaultNamespace}
+		s.log = &sweepLog{client: kube, namespace: terraform.DefaultNamespace}
 	}
 	return *s.log, nil
 }
