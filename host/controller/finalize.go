@@ -59,8 +59,10 @@ func (r *Reconciler) finalize(ctx context.Context, hc *v1.HostCluster) (ctrl.Res
 	if ref := hc.Spec.ConnectKubeconfigSecretRef; ref != nil && ref.Name != names[0] {
 		names = append(names, ref.Name)
 	}
-	outcome := "torn down: the cluster's cloud resources are deleted and KubeOpera no longer lists it"
-	if !meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionTornDown) {
+	outcome := "torn down: KubeOpera no longer lists the cluster"
+	if c := meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionTornDown); c != nil && c.Status == metav1.ConditionTrue {
+		outcome = "torn down: " + c.Message + ". KubeOpera no longer lists the cluster"
+	} else {
 		outcome = "disconnected: no stored kubeconfig, so nothing on the target was touched"
 		if data := r.anyKubeconfig(ctx, hc, names); data != nil {
 			left, err := r.cleanTarget(ctx, hc, data)

@@ -68,7 +68,7 @@ func (r *Reconciler) teardown(ctx context.Context, hc *v1.HostCluster, req strin
 		return r.teardownFailed(ctx, hc, req, v1.ReasonDestroyFailed, fmt.Sprintf("teardown failed: %s (%s): %s",
 			p.Plugin, errorClass(st.ErrorClass), st.Message))
 	case sdk.Succeeded:
-		return r.tornDown(ctx, hc, p.Plugin)
+		return r.tornDown(ctx, hc, p.Plugin, st.Message)
 	}
 	return tearingDown(hc, step.Wait(r.PollInterval, "tearing down: %s: %s (%d%%); the cluster stays listed until its cloud resources are gone",
 		p.Plugin, st.Message, st.Progress))
@@ -103,12 +103,17 @@ func (r *Reconciler) teardownFailed(ctx context.Context, hc *v1.HostCluster, req
 	return stall(hc, v1.ConditionTornDown, reason, msg)
 }
 
-// tornDown records that the cloud side is gone, then deletes the
+// tornDown records that the cloud side is gone, with the plugin's final
+// word on it (what it deleted, and what it could not and the user must
+// delete by hand), then deletes the
 // HostCluster; the status is written first so the finalizer sees it.
-func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin string) error {
+func (r *Reconciler) tornDown(ctx context.Context, hc *v1.HostCluster, plugin, final string) error {
 	before := hc.DeepCopy()
-	hc.Status.Message = plugin + ": cloud resources deleted; removing the cluster from KubeOpera"
-	hc.SetCondition(v1.ConditionTornDown, metav1.ConditionTrue, v1.ReasonDestroyed, hc.Status.Message)
+	if final == "" {
+		final = "cloud resources deleted"
+	}
+	hc.SetCondition(v1.ConditionTornDown, metav1.ConditionTrue, v1.ReasonDestroyed, plugin+": "+final)
+	hc.Status.Message = plugin + ": " + final + "; removing the cluster from KubeOpera"
 	hc.Status.Phase = v1.DerivePhase(hc) // TearingDown
 	if err := r.Status().Patch(ctx, hc, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("record the teardown: %w", err)
