@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // BinaryPrefix starts the file name of every provider plugin.
@@ -51,15 +53,15 @@ type Candidate struct {
 func (c Candidate) ShortChecksum() string { return hex.EncodeToString(c.Checksum)[:12] }
 
 // Discover lists dir. Files named kubeopera-provider-<name> that are regular
-// and executable become candidates with their SHA-256 recorded; everything
-// else that is a file is reported as skipped. It fails only when dir cannot
-// be read.
+// and executable become candidates with their SHA-256 recorded (hashed on
+// every core at once: plugins are tens of MB each); everything else that
+// is a file is reported as skipped. It fails only when dir cannot be read.
 func Discover(dir string) ([]Candidate, []Skipped, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read plugin directory: %w (set --plugin-dir or KUBEOPERA_PLUGIN_DIR, or run 'make build' to fill bin/plugins)", err)
 	}
-	var cands []Candidate
+	var paths []string
 	var skipped []Skipped
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
@@ -77,13 +79,41 @@ func Discover(dir string) ([]Candidate, []Skipped, error) {
 				Detail: fmt.Sprintf("mode %s; run chmod +x %s if it is a plugin", info.Mode().Perm(), path)})
 			continue
 		}
-		sum, stamp, err := hashFile(path)
-		if err != nil {
-			skipped = append(skipped, Skipped{Path: path, Reason: NotExecutable, Detail: err.Error()})
+		paths = append(paths, path)
+	}
+	cands, unreadable := hashAll(paths)
+	return cands, append(skipped, unreadable...), nil
+}
+
+// hashAll hashes paths, as many at once as there are cores, and returns
+// them as candidates sorted by name, and those that could not be hashed.
+func hashAll(paths []string) ([]Candidate, []Skipped) {
+	type result struct {
+		cand Candidate
+		err  error
+	}
+	results := make([]result, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			sum, stamp, err := hashFile(path)
+			results[i] = result{Candidate{Name: strings.TrimPrefix(filepath.Base(path), BinaryPrefix), Path: path, Checksum: sum, stamp: stamp}, err}
+		}()
+	}
+	wg.Wait()
+	var cands []Candidate
+	var skipped []Skipped
+	for _, r := range results {
+		if r.err != nil {
+			skipped = append(skipped, Skipped{Path: r.cand.Path, Reason: NotExecutable, Detail: r.err.Error()})
 			continue
 		}
-		cands = append(cands, Candidate{Name: strings.TrimPrefix(e.Name(), BinaryPrefix), Path: path, Checksum: sum, stamp: stamp})
+		cands = append(cands, r.cand)
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
-	return cands, skipped, nil
+	return cands, skipped
 }
