@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
 	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
 )
 
@@ -22,7 +20,7 @@ func TestDeletePathDeletesEverythingUnderThePathOnly(t *testing.T) {
 	s.SSM.Put("/kubeopera/c1/n0nce/admin-kubeconfig", "SecureString", "apiVersion: v1")
 	s.SSM.Put("/kubeopera/c1/other/members/0", "String", "ready")
 	s.SSM.Put("/kubeopera/c1/n0nce2/members/0", "String", "ready")
-	n, err := DeletePath(context.Background(), ssm.NewFromConfig(cfg), "/kubeopera/c1/n0nce")
+	n, err := DeletePath(context.Background(), NewSSM(cfg), "/kubeopera/c1/n0nce")
 	if err != nil || n != 24 {
 		t.Fatalf("DeletePath = %d, %v; want 24 deleted", n, err)
 	}

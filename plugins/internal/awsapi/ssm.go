@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
-
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
-// ParameterGetter is the part of *ssm.Client that WaitParameter uses.
+// ParameterGetter is the part of SSM that WaitParameter uses.
 type ParameterGetter interface {
-	GetParameter(ctx context.Context, params *ssm.GetParameterInput, optFns ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
+	GetParameter(ctx context.Context, name string, decrypt bool) (string, error)
 }
 
 // WaitTimeoutError says an SSM parameter did not appear in time. It matches
@@ -55,22 +51,21 @@ func WaitParameter(ctx context.Context, c ParameterGetter, name string, interval
 	start := time.Now()
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	in := &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)}
 	var lastErr error
 	for polls := 1; ; polls++ {
-		out, err := c.GetParameter(waitCtx, in)
+		value, err := c.GetParameter(waitCtx, name, true)
 		switch {
-		case err == nil && (out.Parameter == nil || out.Parameter.Value == nil):
-			return "", fmt.Errorf("read ssm parameter %q: AWS answered without a value", name)
 		case err == nil:
-			return *out.Parameter.Value, nil
+			return value, nil
 		case waitCtx.Err() != nil:
+			if !IsParameterNotFound(err) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				lastErr = classifyRaw(err, fmt.Sprintf("read ssm parameter %q", name)) // the read the wait ended in
+			}
 			return "", waitEnded(ctx, name, start, polls, lastErr)
 		}
-		var notFound *types.ParameterNotFound
-		if errors.As(err, &notFound) {
+		if IsParameterNotFound(err) {
 			lastErr = nil
-		} else if cerr := classify(err, fmt.Sprintf("read ssm parameter %q", name)); sdk.IsRetryable(cerr) {
+		} else if cerr := classifyRaw(err, fmt.Sprintf("read ssm parameter %q", name)); sdk.IsRetryable(cerr) {
 			lastErr = cerr
 		} else {
 			return "", cerr
@@ -93,34 +88,30 @@ func waitEnded(ctx context.Context, name string, start time.Time, polls int, las
 	return &WaitTimeoutError{Name: name, Waited: time.Since(start), Polls: polls, LastErr: lastErr}
 }
 
-// ParameterPathDeleter is the part of *ssm.Client that DeletePath uses.
+// ParameterPathDeleter is the part of SSM that DeletePath uses.
 type ParameterPathDeleter interface {
-	GetParametersByPath(ctx context.Context, params *ssm.GetParametersByPathInput, optFns ...func(*ssm.Options)) (*ssm.GetParametersByPathOutput, error)
-	DeleteParameters(ctx context.Context, params *ssm.DeleteParametersInput, optFns ...func(*ssm.Options)) (*ssm.DeleteParametersOutput, error)
+	ParameterNames(ctx context.Context, path, token string) ([]string, string, error)
+	DeleteParameters(ctx context.Context, names []string) error
 }
 
 // DeletePath deletes every parameter under path (recursively) and returns
 // how many it deleted. Values are never read (no decryption).
 func DeletePath(ctx context.Context, c ParameterPathDeleter, path string) (int, error) {
 	var names []string
-	in := &ssm.GetParametersByPathInput{Path: aws.String(path), Recursive: aws.Bool(true)}
-	for {
-		out, err := c.GetParametersByPath(ctx, in)
+	for token := ""; ; {
+		page, next, err := c.ParameterNames(ctx, path, token)
 		if err != nil {
-			return 0, classify(err, fmt.Sprintf("list ssm parameters under %s", path))
+			return 0, classifyRaw(err, fmt.Sprintf("list ssm parameters under %s", path))
 		}
-		for _, p := range out.Parameters {
-			names = append(names, aws.ToString(p.Name))
-		}
-		if out.NextToken == nil {
+		names = append(names, page...)
+		if next == "" {
 			break
 		}
-		in.NextToken = out.NextToken
+		token = next
 	}
 	for i := 0; i < len(names); i += 10 {
-		batch := names[i:min(i+10, len(names))]
-		if _, err := c.DeleteParameters(ctx, &ssm.DeleteParametersInput{Names: batch}); err != nil {
-			return i, classify(err, fmt.Sprintf("delete ssm parameters under %s", path))
+		if err := c.DeleteParameters(ctx, names[i:min(i+10, len(names))]); err != nil {
+			return i, classifyRaw(err, fmt.Sprintf("delete ssm parameters under %s", path))
 		}
 	}
 	return len(names), nil

@@ -3,12 +3,11 @@ package awsapi
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -16,22 +15,22 @@ import (
 
 const kubeconfigParam = "/kubeopera/c-123/kubeconfig"
 
-// counting counts the reads WaitParameter makes through the real client.
+// counting counts the reads WaitParameter makes through the client.
 type counting struct {
-	*ssm.Client
+	SSM
 	reads atomic.Int32
 }
 
-func (c *counting) GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error) {
+func (c *counting) GetParameter(ctx context.Context, name string, decrypt bool) (string, error) {
 	c.reads.Add(1)
-	return c.Client.GetParameter(ctx, in, opts...)
+	return c.SSM.GetParameter(ctx, name, decrypt)
 }
 
-// ssmFor returns the real SSM client for p, through Config and the
+// ssmFor returns the SSM client for p, through Config and the
 // environment, wrapped to count reads.
 func ssmFor(t *testing.T, s *fakeaws.Server, p fakeaws.Principal) *counting {
 	withEnv(t, s)
-	return &counting{Client: ssm.NewFromConfig(newConfig(t, accessKey(p)))}
+	return &counting{SSM: NewSSM(newConfig(t, accessKey(p)))}
 }
 
 func TestWaitParameterReturnsTheDecryptedValueOnceItAppears(t *testing.T) {
@@ -52,7 +51,7 @@ func TestWaitParameterReturnsTheDecryptedValueOnceItAppears(t *testing.T) {
 	}
 }
 
-// Five throttles outlast the SDK's three attempts for one read: the poll
+// Five throttles outlast the client's three attempts for one read: the poll
 // loop reads again and the second read's retries succeed.
 func TestWaitParameterRidesOutThrottling(t *testing.T) {
 	s := fakeaws.Start(t)
@@ -147,5 +146,25 @@ func TestWaitParameterHonoursTheCallersContext(t *testing.T) {
 	_, err = WaitParameter(ctx, c, kubeconfigParam, 5*time.Millisecond, time.Minute)
 	if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, &te) {
 		t.Fatalf("error = %v, want the caller's deadline, not our timeout", err)
+	}
+}
+
+// AWS JSON 1.1 names an error in X-Amzn-Errortype or in the body's
+// __type, either of them possibly qualified.
+func TestJSONErrorReadsEveryFormOfTheCode(t *testing.T) {
+	cases := []struct{ header, body, code, msg string }{
+		{"", `{"__type":"ParameterNotFound","message":"no such"}`, "ParameterNotFound", "no such"},
+		{"", `{"__type":"com.amazonaws.ssm#ParameterNotFound","Message":"no such"}`, "ParameterNotFound", "no such"},
+		{"ThrottlingException:http://internal.amazon.com/coral/com.amazon.coral.availability/", `{"message":"slow down"}`, "ThrottlingException", "slow down"},
+		{"", `not json`, "400 Bad Request", ""},
+	}
+	for _, c := range cases {
+		resp := &http.Response{Status: "400 Bad Request", Header: http.Header{}}
+		if c.header != "" {
+			resp.Header.Set("X-Amzn-Errortype", c.header)
+		}
+		if code, msg := jsonError(resp, []byte(c.body)); code != c.code || msg != c.msg {
+			t.Errorf("jsonError(%q, %s) = %q, %q; want %q, %q", c.header, c.body, code, msg, c.code, c.msg)
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -36,7 +34,7 @@ func finishDestroy(ctx context.Context, creds sdk.Credentials, op operation, out
 	}
 	before := len(rec.Deleted)
 	if op.Relay != "" && !rec.RelayDone {
-		n, err := awsapi.DeletePath(ctx, ssm.NewFromConfig(cfg), op.Relay)
+		n, err := awsapi.DeletePath(ctx, awsapi.NewSSM(cfg), op.Relay)
 		if err != nil {
 			return retry("deleting the bootstrap parameters under %s failed, retrying: %v", op.Relay, err)
 		}

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/bootstrap"
@@ -88,21 +86,20 @@ func (vanilla) relay(clusterID string, outputs map[string]json.RawMessage) strin
 // A member that published a failure ends the operation with its step; one
 // silent past the deadline ends it too.
 func (v vanilla) settle(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (*sdk.OperationStatus, error) {
-	client := ssm.NewFromConfig(cfg)
+	client := awsapi.NewSSM(cfg)
 	prefix := relayPrefix(op.ClusterID, outputs)
 	n := max(op.ControlPlanes, 1)
 	for i := range n {
 		name := bootstrap.MemberUnder(prefix, i)
-		out, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name)})
-		var missing *ssmtypes.ParameterNotFound
+		marker, err := client.GetParameter(ctx, name, false)
 		switch {
-		case errors.As(err, &missing):
+		case awsapi.IsParameterNotFound(err):
 			return v.waiting(op, outputs, i, n), nil
 		case err != nil:
 			return &sdk.OperationStatus{State: sdk.Running, Progress: terraformShare,
 				Message: fmt.Sprintf("machines created; reading bootstrap progress from %s failed, retrying: %v", name, err)}, nil
 		}
-		m, err := bootstrap.ParseMarker(aws.ToString(out.Parameter.Value))
+		m, err := bootstrap.ParseMarker(marker)
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap marker %s: %w", name, err)
 		}
@@ -153,7 +150,7 @@ func (v vanilla) kubeconfig(ctx context.Context, cfg aws.Config, _ operation, ou
 	if err != nil {
 		return sdk.Kubeconfig{}, err
 	}
-	value, err := awsapi.WaitParameter(ctx, ssm.NewFromConfig(cfg), name, 2*time.Second, v.kubeconfigWait)
+	value, err := awsapi.WaitParameter(ctx, awsapi.NewSSM(cfg), name, 2*time.Second, v.kubeconfigWait)
 	var timeout *awsapi.WaitTimeoutError
 	if errors.As(err, &timeout) {
 		return sdk.Kubeconfig{}, sdk.Unavailable("the manager kubeconfig is not published at %s yet (waited %s); the host retries", name, timeout.Waited.Round(time.Second))
