@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
@@ -65,18 +65,16 @@ func readInventory(ctx context.Context, kubeconfig []byte, version string) (stri
 	if err != nil {
 		return "", 0, 0, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	core, err := corev1client.NewForConfig(cfg) // the core group alone, not every group's client
 	if err != nil {
 		return "", 0, 0, err
 	}
 	if version == "" {
-		v, err := cs.Discovery().ServerVersion()
-		if err != nil {
+		if version, err = serverVersion(ctx, cfg); err != nil {
 			return "", 0, 0, fmt.Errorf("read the Kubernetes version: %w", err)
 		}
-		version = v.GitVersion
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	nodes, err := core.Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		return "", 0, 0, fmt.Errorf("list nodes: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/step"
@@ -71,13 +71,13 @@ func deleteLoadBalancerServices(ctx context.Context, kubeconfig []byte) ([]strin
 	if err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	core, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	list, err := cs.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	list, err := core.Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list Services: %w", err)
 	}
@@ -87,7 +87,7 @@ func deleteLoadBalancerServices(ctx context.Context, kubeconfig []byte) ([]strin
 			continue
 		}
 		if s.DeletionTimestamp == nil {
-			err := cs.CoreV1().Services(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})
+			err := core.Services(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})
 			if apierrors.IsNotFound(err) {
 				continue
 			}
