@@ -23,6 +23,7 @@ const (
 // failed records a failure with its reason; the caller holds i.mu.
 func (i *instance) failed(reason string) {
 	i.failures++
+	i.failing.Store(int32(i.failures))
 	i.lastReason = reason
 	i.lastFailure = time.Now()
 	if i.failures >= i.host.opts.DegradedAfter {
@@ -43,17 +44,25 @@ func (i *instance) observe(err error) {
 	if sdk.IsConnectionLost(err) {
 		return
 	}
+	internal := sdk.KindOf(err) == sdk.KindInternal
+	if !internal && i.failing.Load() == 0 {
+		return // a success with nothing to reset
+	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if sdk.KindOf(err) == sdk.KindInternal {
+	if internal {
 		i.failed(err.Error())
 		return
 	}
 	i.failures = 0
+	i.failing.Store(0)
 }
 
 // refuse returns an error while the plugin is degraded and backing off.
 func (i *instance) refuse() error {
+	if int(i.failing.Load()) < i.host.opts.DegradedAfter {
+		return nil
+	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.failures < i.host.opts.DegradedAfter {
