@@ -50,18 +50,34 @@ type Candidate struct {
 }
 
 // ShortChecksum is the first 12 hex digits of the SHA-256, for display.
-func (c Candidate) ShortChecksum() string { return hex.EncodeToString(c.Checksum)[:12] }
+func (c Candidate) ShortChecksum() string {
+	if len(c.Checksum) < 6 {
+		return "(not hashed yet)"
+	}
+	return hex.EncodeToString(c.Checksum)[:12]
+}
 
 // Discover lists dir. Files named kubeopera-provider-<name> that are regular
 // and executable become candidates with their SHA-256 recorded (hashed on
 // every core at once: plugins are tens of MB each); everything else that
 // is a file is reported as skipped. It fails only when dir cannot be read.
 func Discover(dir string) ([]Candidate, []Skipped, error) {
+	cands, skipped, err := scan(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cands, unreadable := hashAll(cands)
+	return cands, append(skipped, unreadable...), nil
+}
+
+// scan lists dir as Discover does, with each candidate's stamp but no
+// checksum yet, sorted by name.
+func scan(dir string) ([]Candidate, []Skipped, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read plugin directory: %w (set --plugin-dir or KUBEOPERA_PLUGIN_DIR, or run 'make build' to fill bin/plugins)", err)
 	}
-	var paths []string
+	var cands []Candidate
 	var skipped []Skipped
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
@@ -79,41 +95,36 @@ func Discover(dir string) ([]Candidate, []Skipped, error) {
 				Detail: fmt.Sprintf("mode %s; run chmod +x %s if it is a plugin", info.Mode().Perm(), path)})
 			continue
 		}
-		paths = append(paths, path)
+		cands = append(cands, Candidate{Name: strings.TrimPrefix(e.Name(), BinaryPrefix), Path: path, stamp: stampOf(info)})
 	}
-	cands, unreadable := hashAll(paths)
-	return cands, append(skipped, unreadable...), nil
+	sort.Slice(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
+	return cands, skipped, nil
 }
 
-// hashAll hashes paths, as many at once as there are cores, and returns
-// them as candidates sorted by name, and those that could not be hashed.
-func hashAll(paths []string) ([]Candidate, []Skipped) {
-	type result struct {
-		cand Candidate
-		err  error
-	}
-	results := make([]result, len(paths))
+// hashAll records the checksum (and the stamp of what it hashed) of each
+// candidate, as many at once as there are cores, and returns those hashed,
+// in order, and those that could not be.
+func hashAll(in []Candidate) ([]Candidate, []Skipped) {
+	errs := make([]error, len(in))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
-	for i, path := range paths {
+	for i := range in {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			sum, stamp, err := hashFile(path)
-			results[i] = result{Candidate{Name: strings.TrimPrefix(filepath.Base(path), BinaryPrefix), Path: path, Checksum: sum, stamp: stamp}, err}
+			in[i].Checksum, in[i].stamp, errs[i] = hashFile(in[i].Path)
 		}()
 	}
 	wg.Wait()
 	var cands []Candidate
 	var skipped []Skipped
-	for _, r := range results {
-		if r.err != nil {
-			skipped = append(skipped, Skipped{Path: r.cand.Path, Reason: NotExecutable, Detail: r.err.Error()})
+	for i, c := range in {
+		if errs[i] != nil {
+			skipped = append(skipped, Skipped{Path: c.Path, Reason: NotExecutable, Detail: errs[i].Error()})
 			continue
 		}
-		cands = append(cands, r.cand)
+		cands = append(cands, c)
 	}
-	sort.Slice(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
 	return cands, skipped
 }

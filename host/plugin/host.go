@@ -104,7 +104,7 @@ type Plugin struct {
 // when the directory cannot be read.
 func Open(ctx context.Context, opts Options) (*Host, error) {
 	opts.defaults()
-	cands, skipped, err := Discover(opts.Dir)
+	cands, skipped, err := scan(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +112,11 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	started := make([]*process, len(cands))
 	errs := make([]error, len(cands))
 	var wg sync.WaitGroup
-	for i, c := range cands {
+	for i := range cands {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			started[i], errs[i] = launch(ctx, c, opts)
+			started[i], errs[i] = hashAndLaunch(ctx, &cands[i], opts)
 		}()
 	}
 	wg.Wait()

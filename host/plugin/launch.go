@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -81,6 +80,47 @@ func launch(ctx context.Context, c Candidate, o Options) (*process, error) {
 	return &process{client: client, rpc: rpc, provider: prov, info: info, stderr: errTail, started: time.Now(), pid: pid}, nil
 }
 
+// hashAndLaunch records c's checksum and launches it at once: the file is
+// hashed while the process starts and completes its handshake, since each
+// takes tens of milliseconds. What runs is what was hashed when the stamp
+// taken before the start (scan's) is the stamp of the bytes hashed: a file
+// replaced or rewritten since changes it, and Linux refuses writes to a
+// binary that is running. Otherwise the process is stopped and the
+// candidate skipped. Without stamps (not Linux) it hashes first.
+func hashAndLaunch(ctx context.Context, c *Candidate, o Options) (*process, error) {
+	if !c.stamp.valid() {
+		sum, stamp, err := hashFile(c.Path)
+		if err != nil {
+			return nil, &StartError{Reason: NotExecutable, Detail: err.Error(), Err: err}
+		}
+		c.Checksum, c.stamp = sum, stamp
+		return launch(ctx, *c, o)
+	}
+	type hashed struct {
+		sum   []byte
+		stamp fileStamp
+		err   error
+	}
+	done := make(chan hashed, 1)
+	go func() {
+		sum, stamp, err := hashFile(c.Path)
+		done <- hashed{sum, stamp, err}
+	}()
+	p, err := launch(ctx, *c, o)
+	h := <-done
+	if h.err == nil && h.stamp != c.stamp {
+		h.err = fmt.Errorf("%s changed while it was started; wait for its install to finish, then restart to load it", c.Path)
+	}
+	if h.err != nil {
+		if p != nil {
+			p.forceKill()
+		}
+		return nil, &StartError{Reason: NotExecutable, Detail: h.err.Error(), Err: h.err}
+	}
+	c.Checksum = h.sum
+	return p, err
+}
+
 // forceKill sends SIGKILL. go-plugin's Kill first asks the plugin to shut
 // down over gRPC and waits without a deadline, which hangs on a plugin that
 // is stuck; watch notices the exit and go-plugin reaps the process.
@@ -102,7 +142,7 @@ func classifyStartError(err error, c Candidate, stderr []string) *StartError {
 	case errors.Is(err, errChecksumMismatch):
 		return &StartError{Reason: ChecksumMismatch, Err: err, Detail: fmt.Sprintf(
 			"%s changed since it was discovered (expected sha256 %s): reinstall the plugin, then restart to trust it",
-			c.Path, hex.EncodeToString(c.Checksum)[:12])}
+			c.Path, c.ShortChecksum())}
 	case errors.As(err, &mismatch):
 		return &StartError{Reason: ProtocolMismatch, Detail: mismatch.Error(), Err: err}
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):

@@ -3,9 +3,11 @@
 package plugin
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +65,25 @@ func TestVerifyRehashesATouchedFileAndAcceptsTheSameBytes(t *testing.T) {
 	}
 	if err := verify(c); err != nil {
 		t.Fatalf("verify of the same bytes rewritten = %v, want nil", err)
+	}
+}
+
+// Open hashes a plugin while it starts; a file rewritten after it was
+// listed is not loaded, whatever the start made of it, and the error
+// says why (and does not trip over the checksum it has not recorded).
+func TestHashAndLaunchRefusesAFileRewrittenSinceItWasListed(t *testing.T) {
+	c := candidateFor(t, "plugin v1")
+	c.Checksum = nil // as scan lists it: a stamp, no checksum yet
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(c.Path, []byte("plugin v2"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p, err := hashAndLaunch(context.Background(), &c, Options{})
+	var se *StartError
+	if p != nil || !errors.As(err, &se) || !strings.Contains(se.Detail, "changed while it was started") {
+		t.Fatalf("hashAndLaunch of a rewritten file = %v, %v; want no process and an error saying it changed", p, err)
+	}
+	if c.Checksum != nil {
+		t.Errorf("the rewritten file's checksum was recorded")
 	}
 }
