@@ -73,19 +73,22 @@ func NewKube(cfg *rest.Config) (*Kube, error) {
 }
 
 // CoreV1 reaches the core API group.
-func (k *Kube) CoreV1() CoreV1 { return CoreV1{k.core, k.params} }
+func (k *Kube) CoreV1() CoreV1 { return CoreV1{group{k.core, k.params}} }
 
 // BatchV1 reaches batch/v1.
-func (k *Kube) BatchV1() BatchV1 { return BatchV1{k.batch, k.params} }
+func (k *Kube) BatchV1() BatchV1 { return BatchV1{group{k.batch, k.params}} }
 
 // RbacV1 reaches rbac.authorization.k8s.io/v1.
-func (k *Kube) RbacV1() RbacV1 { return RbacV1{k.rbac, k.params} }
+func (k *Kube) RbacV1() RbacV1 { return RbacV1{group{k.rbac, k.params}} }
 
-// CoreV1 has the core resources Jobs uses.
-type CoreV1 struct {
+// group is one API group's REST client.
+type group struct {
 	c      rest.Interface
 	params runtime.ParameterCodec
 }
+
+// CoreV1 has the core resources Jobs uses.
+type CoreV1 struct{ group }
 
 // ConfigMaps in namespace ns.
 func (g CoreV1) ConfigMaps(ns string) Resource[*corev1.ConfigMap] {
@@ -113,10 +116,7 @@ func (g CoreV1) Pods(ns string) Pods {
 }
 
 // BatchV1 has Jobs.
-type BatchV1 struct {
-	c      rest.Interface
-	params runtime.ParameterCodec
-}
+type BatchV1 struct{ group }
 
 // Jobs in namespace ns.
 func (g BatchV1) Jobs(ns string) Resource[*batchv1.Job] {
@@ -124,10 +124,7 @@ func (g BatchV1) Jobs(ns string) Resource[*batchv1.Job] {
 }
 
 // RbacV1 has Roles and RoleBindings.
-type RbacV1 struct {
-	c      rest.Interface
-	params runtime.ParameterCodec
-}
+type RbacV1 struct{ group }
 
 // Roles in namespace ns.
 func (g RbacV1) Roles(ns string) Resource[*rbacv1.Role] {

@@ -81,7 +81,7 @@ func ClusterVersionStatus(ctx context.Context, cfg aws.Config, minor string) (st
 	if err != nil {
 		return "", err
 	}
-	data, err := send(ctx, cfg, "eks", req, nil, restJSONError)
+	data, err := send(ctx, cfg, "eks", req, nil, jsonError)
 	if err != nil {
 		return "", classifyRaw(err, doing)
 	}

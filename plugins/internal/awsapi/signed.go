@@ -106,12 +106,15 @@ func queryError(resp *http.Response, body []byte) (string, string) {
 	return first.Code, first.Message
 }
 
-// restJSONError reads a REST-JSON error: the code in X-Amzn-Errortype
-// (up to a colon), the message in the body.
-func restJSONError(resp *http.Response, body []byte) (string, string) {
+// jsonError reads the error of an AWS JSON protocol (REST-JSON, as EKS
+// speaks, or JSON 1.1, as SSM does): the code in X-Amzn-Errortype or the
+// body's __type, either possibly qualified ("com.amazonaws.ssm#Code",
+// "Code:http://..."), and the message in message or Message.
+func jsonError(resp *http.Response, body []byte) (string, string) {
 	var e struct {
-		Message string `json:"message"`
 		Type    string `json:"__type"`
+		Message string `json:"message"`
+		Upper   string `json:"Message"`
 	}
 	_ = json.Unmarshal(body, &e)
 	code := resp.Header.Get("X-Amzn-Errortype")
@@ -119,8 +122,14 @@ func restJSONError(resp *http.Response, body []byte) (string, string) {
 		code = e.Type
 	}
 	code, _, _ = strings.Cut(code, ":")
+	if i := strings.LastIndexByte(code, '#'); i >= 0 {
+		code = code[i+1:]
+	}
 	if code == "" {
 		code = resp.Status
+	}
+	if e.Message == "" {
+		e.Message = e.Upper
 	}
 	return code, e.Message
 }

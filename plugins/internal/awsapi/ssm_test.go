@@ -149,8 +149,8 @@ func TestWaitParameterHonoursTheCallersContext(t *testing.T) {
 	}
 }
 
-// AWS JSON 1.1 names an error in X-Amzn-Errortype or in the body's
-// __type, either of them possibly qualified.
+// AWS's JSON protocols name an error in X-Amzn-Errortype or in the
+// body's __type, either of them possibly qualified.
 func TestJSONErrorReadsEveryFormOfTheCode(t *testing.T) {
 	cases := []struct{ header, body, code, msg string }{
 		{"", `{"__type":"ParameterNotFound","message":"no such"}`, "ParameterNotFound", "no such"},

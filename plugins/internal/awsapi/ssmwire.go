@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -132,31 +131,4 @@ func retryableCall(err error) bool {
 		return ok
 	}
 	return false
-}
-
-// jsonError reads an AWS JSON 1.1 error: the code in X-Amzn-Errortype or
-// the body's __type, either possibly qualified ("com.amazonaws.ssm#Code",
-// "Code:http://..."), and the message in message or Message.
-func jsonError(resp *http.Response, body []byte) (string, string) {
-	var e struct {
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-		Upper   string `json:"Message"`
-	}
-	_ = json.Unmarshal(body, &e)
-	code := resp.Header.Get("X-Amzn-Errortype")
-	if code == "" {
-		code = e.Type
-	}
-	code, _, _ = strings.Cut(code, ":")
-	if i := strings.LastIndexByte(code, '#'); i >= 0 {
-		code = code[i+1:]
-	}
-	if code == "" {
-		code = resp.Status
-	}
-	if e.Message == "" {
-		e.Message = e.Upper
-	}
-	return code, e.Message
 }
