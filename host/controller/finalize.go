@@ -59,7 +59,7 @@ func (r *Reconciler) finalize(ctx context.Context, hc *v1.HostCluster) (ctrl.Res
 	if ref := hc.Spec.ConnectKubeconfigSecretRef; ref != nil && ref.Name != names[0] {
 		names = append(names, ref.Name)
 	}
-	outcome := "torn down: KubeOpera no longer lists the cluster"
+	var outcome string
 	if c := meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionTornDown); c != nil && c.Status == metav1.ConditionTrue {
 		outcome = "torn down: " + c.Message + ". KubeOpera no longer lists the cluster"
 	} else {

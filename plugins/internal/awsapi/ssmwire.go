@@ -102,7 +102,7 @@ func (c SSM) call(ctx context.Context, action string, in, out any) error {
 		}
 		// Full jitter, as the SDK's retryer, but short (up to 50, then
 		// 100 ms): the callers poll again anyway.
-		wait := time.Duration(rand.Int64N(int64(25*time.Millisecond) << attempt))
+		wait := time.Duration(rand.Int64N(int64(25*time.Millisecond) << attempt)) //nolint:gosec // G404: jitter, not a secret
 		select {
 		case <-ctx.Done():
 			return err
