@@ -36,12 +36,8 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	host, err := s.store.HostRegistered(ctx)
-	if err != nil {
-		return err
-	}
 	rows := s.syncOnRead(c, page.Clusters)
-	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: host}
+	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: page.HostRegistered}
 	for _, r := range rows {
 		// The stored phase matched; a live one merged since may not.
 		if f.Status == "" || r.Status == f.Status {
