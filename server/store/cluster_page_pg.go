@@ -11,7 +11,7 @@ import (
 )
 
 // clusterSelect reads the columns of Cluster, in the order readCluster
-// takes them (TestClusterColumnsMatchTheModel keeps them complete). The
+// takes them (TestSelectListsMatchTheModels keeps them complete). The
 // timestamps come as text, which parseTimestamp reads faster than the
 // driver reads a timestamptz.
 const clusterSelect = "id, name, provider, region, source, plugin, is_host, status, message, kubernetes_version, " +
@@ -30,16 +30,16 @@ const hostColumn = "(SELECT true FROM clusters WHERE is_host ORDER BY is_host LI
 const tokenColumn = "EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2))"
 
 // listClusterPagePostgres is ListClusterPage on PostgreSQL: the same query
-// as bun builds, but prepared once per connection (stmtCache) and scanned
-// without reflection, with HostRegistered and TokenActive answered by the
-// same statement. It returns up to f.Limit+1 rows (all when f.Limit is 0).
+// as bun builds, scanned without reflection, with HostRegistered and
+// TokenActive answered by the same statement. A page without filters is
+// prepared once per connection (stmtCache); a filtered one is planned for
+// its values, as before, since one plan for every status or provider could
+// walk the whole table for a rare one. It returns up to f.Limit+1 rows (all
+// when f.Limit is 0).
 func (s *Store) listClusterPagePostgres(ctx context.Context, f ClusterFilter, after *cursor, out []Cluster) (ClusterPage, error) {
 	query, args := clusterPageSQL(f, after, s.now())
-	st, err := s.stmts.get(ctx, query)
-	if err != nil {
-		return ClusterPage{}, err
-	}
-	rows, err := st.QueryContext(ctx, args...)
+	filtered := f.Status != "" || f.Provider != "" || f.Source != "" || f.NamePrefix != ""
+	rows, err := s.stmts.query(ctx, !filtered, query, args...)
 	if err != nil {
 		return ClusterPage{}, err
 	}

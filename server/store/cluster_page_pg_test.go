@@ -149,3 +149,27 @@ func TestListClusterPageConfirmsTheToken(t *testing.T) {
 		}
 	})
 }
+
+// Each page size is a statement of its own: past maxStmts of them, pages
+// are read unprepared, and the cache stops growing.
+func TestPageSizesBeyondTheStatementCache(t *testing.T) {
+	s := openForTest(t, testpg.Database(t))
+	ctx := context.Background()
+	for i := range 3 {
+		if err := s.CreateCluster(ctx, &Cluster{Name: fmt.Sprintf("c-%d", i), Source: SourceConnectedExisting}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for limit := 1; limit <= maxStmts+8; limit++ {
+		p, err := s.ListClusterPage(ctx, ClusterFilter{Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(limit, 3); len(p.Clusters) != want || (p.Continue != "") != (limit < 3) {
+			t.Fatalf("limit %d: %d rows, continue %q", limit, len(p.Clusters), p.Continue)
+		}
+	}
+	if n := len(s.stmts.m); n != maxStmts {
+		t.Errorf("%d statements prepared, want the cap of %d", n, maxStmts)
+	}
+}

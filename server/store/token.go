@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -87,15 +85,19 @@ const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text,
 // tokenByHashPostgres is TokenByHash as a prepared statement read without
 // reflection: every API request authenticates with it.
 func (s *Store) tokenByHashPostgres(ctx context.Context, hash string) (*Token, error) {
-	st, err := s.stmts.get(ctx, "SELECT "+tokenSelect+" FROM api_tokens WHERE hash = $1")
+	rows, err := s.stmts.query(ctx, true, "SELECT "+tokenSelect+" FROM api_tokens WHERE hash = $1", hash)
 	if err != nil {
 		return nil, fmt.Errorf("get API token: %w", err)
 	}
-	var v [8]any
-	if err := st.QueryRowContext(ctx, hash).Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("API token: %w", ErrNotFound)
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("get API token: %w", err)
 		}
+		return nil, fmt.Errorf("API token: %w", ErrNotFound)
+	}
+	var v [8]any
+	if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]); err != nil {
 		return nil, fmt.Errorf("get API token: %w", err)
 	}
 	var r rowReader
