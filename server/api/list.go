@@ -26,22 +26,23 @@ type clusterList struct {
 func (s *server) listClusters(c *fiber.Ctx) error {
 	f, err := clusterFilter(c)
 	if err != nil {
+		return s.failConfirmed(c, err)
+	}
+	f.ActiveToken = tokenToConfirm(c)
+	page, err := s.store.ListClusterPage(c.UserContext(), f)
+	if err != nil {
+		err = s.failConfirmed(c, err)
+	} else if err := s.confirmToken(c, page.TokenActive); err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	page, err := s.store.ListClusterPage(ctx, f)
 	if errors.Is(err, store.ErrBadContinue) {
 		return problem(http.StatusBadRequest, "continue: %v", err)
 	}
 	if err != nil {
 		return err
 	}
-	host, err := s.store.HostRegistered(ctx)
-	if err != nil {
-		return err
-	}
 	rows := s.syncOnRead(c, page.Clusters)
-	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: host}
+	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: page.HostRegistered}
 	for _, r := range rows {
 		// The stored phase matched; a live one merged since may not.
 		if f.Status == "" || r.Status == f.Status {

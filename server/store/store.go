@@ -34,6 +34,8 @@ const sqliteBusyTimeout = 10 * time.Second
 type Store struct {
 	db      *bun.DB
 	dialect string
+	// stmts holds the prepared statements of the hottest PostgreSQL reads.
+	stmts *stmtCache
 	// now is the clock for created_at and updated_at; tests replace it.
 	now func() time.Time
 }
@@ -111,7 +113,7 @@ func sqliteDSN(abs string) string {
 }
 
 func newStore(db *bun.DB, dialect string) *Store {
-	return &Store{db: db, dialect: dialect, now: now}
+	return &Store{db: db, dialect: dialect, now: now, stmts: newStmtCache(db.DB)}
 }
 
 // now is the production clock: UTC, truncated to the microsecond that
@@ -122,6 +124,7 @@ func now() time.Time {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stmts.close()
 	return s.db.Close()
 }
 

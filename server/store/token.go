@@ -50,6 +50,9 @@ func (s *Store) CreateToken(ctx context.Context, t *Token) error {
 // TokenByHash returns the token whose Hash is hash. The error does not
 // repeat the hash, which is as good as the token for looking it up.
 func (s *Store) TokenByHash(ctx context.Context, hash string) (*Token, error) {
+	if s.dialect == DialectPostgres {
+		return s.tokenByHashPostgres(ctx, hash)
+	}
 	t := new(Token)
 	if err := scanOne(ctx, s.db.NewSelect().Model(t).Where("hash = ?", hash), "API token"); err != nil {
 		return nil, err
@@ -74,4 +77,46 @@ func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
 		Where("id = ?", id).
 		Exec(ctx)
 	return oneRow(res, err, fmt.Sprintf("touch API token %q", id), fmt.Sprintf("API token %q", id))
+}
+
+// tokenSelect reads the columns of Token in the order readToken takes them.
+const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text"
+
+// tokenByHashPostgres is TokenByHash as a prepared statement read without
+// reflection: every API request authenticates with it.
+func (s *Store) tokenByHashPostgres(ctx context.Context, hash string) (*Token, error) {
+	rows, err := s.stmts.query(ctx, true, "SELECT "+tokenSelect+" FROM api_tokens WHERE hash = $1", hash)
+	if err != nil {
+		return nil, fmt.Errorf("get API token: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("get API token: %w", err)
+		}
+		return nil, fmt.Errorf("API token: %w", ErrNotFound)
+	}
+	var v [8]any
+	if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]); err != nil {
+		return nil, fmt.Errorf("get API token: %w", err)
+	}
+	var r rowReader
+	t := &Token{ID: r.str(v[0]), Name: r.str(v[1]), Role: r.str(v[2]), Hash: r.str(v[3]), CreatedAt: r.timestamp(v[4]),
+		LastUsedAt: r.nullTimestamp(v[5]), ExpiresAt: r.nullTimestamp(v[6]), RevokedAt: r.nullTimestamp(v[7])}
+	if r.err != nil {
+		return nil, fmt.Errorf("get API token: %w", r.err)
+	}
+	return t, nil
+}
+
+// TokenActive reports whether the API token with the given ID exists and
+// is neither revoked nor expired.
+func (s *Store) TokenActive(ctx context.Context, id string) (bool, error) {
+	var found []int
+	err := s.db.NewSelect().Model((*Token)(nil)).ColumnExpr("1").Where("id = ?", id).
+		Where("revoked_at IS NULL").Where("expires_at IS NULL OR expires_at > ?", s.now()).Scan(ctx, &found)
+	if err != nil {
+		return false, fmt.Errorf("check API token %q: %w", id, err)
+	}
+	return len(found) > 0, nil
 }
