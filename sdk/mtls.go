@@ -90,8 +90,9 @@ func newIdentity() (identity, error) {
 // hostTLS makes the two identities of one launch, sets cfg's TLS
 // configuration to present the host's and trust only the plugin's, and
 // passes the plugin its identity. It reports false, leaving cfg on
-// AutoMTLS, where that cannot be done. The pipe's read end stays open in
-// the host with cfg.Cmd (one descriptor per launch, closed with it).
+// AutoMTLS, where that cannot be done. The pipe's read end is in
+// cfg.Cmd.ExtraFiles: a host may close it once the process has started
+// (Connect has returned); otherwise it is closed when garbage collected.
 func hostTLS(cfg *plugin.ClientConfig) bool {
 	if runtime.GOOS == "windows" { // no inherited descriptors there
 		return false

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // BinaryPrefix starts the file name of every provider plugin.
@@ -41,7 +39,8 @@ type Skipped struct {
 }
 
 // Candidate is an executable that looks like a plugin, with the checksum
-// recorded at discovery. Launching verifies the file still has it.
+// recorded when Open first launched it. A restart verifies the file still
+// has it.
 type Candidate struct {
 	Name     string
 	Path     string
@@ -57,22 +56,12 @@ func (c Candidate) ShortChecksum() string {
 	return hex.EncodeToString(c.Checksum)[:12]
 }
 
-// Discover lists dir. Files named kubeopera-provider-<name> that are regular
-// and executable become candidates with their SHA-256 recorded (hashed on
-// every core at once: plugins are tens of MB each); everything else that
-// is a file is reported as skipped. It fails only when dir cannot be read.
-func Discover(dir string) ([]Candidate, []Skipped, error) {
-	cands, skipped, err := scan(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	cands, unreadable := hashAll(cands)
-	return cands, append(skipped, unreadable...), nil
-}
-
-// scan lists dir as Discover does, with each candidate's stamp but no
-// checksum yet, sorted by name.
-func scan(dir string) ([]Candidate, []Skipped, error) {
+// discover lists dir. Files named kubeopera-provider-<name> that are
+// regular and executable become candidates, sorted by name, with the stamp
+// of what is there now (Open hashes them while they start:
+// hashAndLaunch); everything else that is a file is reported as skipped.
+// It fails only when dir cannot be read.
+func discover(dir string) ([]Candidate, []Skipped, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read plugin directory: %w (set --plugin-dir or KUBEOPERA_PLUGIN_DIR, or run 'make build' to fill bin/plugins)", err)
@@ -99,32 +88,4 @@ func scan(dir string) ([]Candidate, []Skipped, error) {
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
 	return cands, skipped, nil
-}
-
-// hashAll records the checksum (and the stamp of what it hashed) of each
-// candidate, as many at once as there are cores, and returns those hashed,
-// in order, and those that could not be.
-func hashAll(in []Candidate) ([]Candidate, []Skipped) {
-	errs := make([]error, len(in))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i := range in {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			in[i].Checksum, in[i].stamp, errs[i] = hashFile(in[i].Path)
-		}()
-	}
-	wg.Wait()
-	var cands []Candidate
-	var skipped []Skipped
-	for i, c := range in {
-		if errs[i] != nil {
-			skipped = append(skipped, Skipped{Path: c.Path, Reason: NotExecutable, Detail: errs[i].Error()})
-			continue
-		}
-		cands = append(cands, c)
-	}
-	return cands, skipped
 }

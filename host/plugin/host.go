@@ -104,7 +104,7 @@ type Plugin struct {
 // when the directory cannot be read.
 func Open(ctx context.Context, opts Options) (*Host, error) {
 	opts.defaults()
-	cands, skipped, err := scan(opts.Dir)
+	cands, skipped, err := discover(opts.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,7 @@ func launch(ctx context.Context, c Candidate, o Options) (*process, error) {
 
 	client := goplugin.NewClient(cfg)
 	prov, err := sdk.Connect(client)
+	closeInherited(cmd) // the process has its own copies
 	if err != nil {
 		client.Kill()
 		return nil, classifyStartError(err, c, errTail.lines())
@@ -119,6 +120,14 @@ func hashAndLaunch(ctx context.Context, c *Candidate, o Options) (*process, erro
 	}
 	c.Checksum = h.sum
 	return p, err
+}
+
+// closeInherited closes the host's ends of what cmd passed to the process
+// (the SDK's pipe of its TLS identity); the process keeps its own.
+func closeInherited(cmd *exec.Cmd) {
+	for _, f := range cmd.ExtraFiles {
+		_ = f.Close()
+	}
 }
 
 // forceKill sends SIGKILL. go-plugin's Kill first asks the plugin to shut

@@ -10,8 +10,8 @@ import (
 )
 
 // errChecksumMismatch: the file at a candidate's path no longer has the
-// SHA-256 recorded at discovery.
-var errChecksumMismatch = errors.New("checksum does not match the one recorded at discovery")
+// SHA-256 recorded when the host first launched it.
+var errChecksumMismatch = errors.New("checksum does not match the one recorded at its first launch")
 
 // fileStamp identifies one version of a file's content without reading it:
 // device, inode, size, modification and change time. The change time moves
@@ -54,7 +54,7 @@ func hashFile(path string) ([]byte, fileStamp, error) {
 	return h.Sum(nil), stamp, nil
 }
 
-// verify checks that c's file still has the checksum recorded at discovery.
+// verify checks that c's file still has the checksum recorded at its first launch.
 // An unchanged stamp proves it without reading the file, so a launch (and
 // every restart) costs no hashing; otherwise the file is hashed again.
 func verify(c Candidate) error {

@@ -73,7 +73,7 @@ func TestVerifyRehashesATouchedFileAndAcceptsTheSameBytes(t *testing.T) {
 // says why (and does not trip over the checksum it has not recorded).
 func TestHashAndLaunchRefusesAFileRewrittenSinceItWasListed(t *testing.T) {
 	c := candidateFor(t, "plugin v1")
-	c.Checksum = nil // as scan lists it: a stamp, no checksum yet
+	c.Checksum = nil // as discover lists it: a stamp, no checksum yet
 	time.Sleep(10 * time.Millisecond)
 	if err := os.WriteFile(c.Path, []byte("plugin v2"), 0o700); err != nil {
 		t.Fatal(err)
