@@ -25,73 +25,55 @@ const nClusterColumns = 16
 // HostRegistered gives.
 const hostColumn = "(SELECT true FROM clusters WHERE is_host ORDER BY is_host LIMIT 1) IS NOT NULL"
 
-// tokenColumn answers TokenActive in the page's own statement, through
-// the primary key ($1 is the token's ID, $2 the time).
-const tokenColumn = "EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2))"
-
 // listClusterPagePostgres is ListClusterPage on PostgreSQL: the same query
-// as bun builds, scanned without reflection, with HostRegistered and
-// TokenActive answered by the same statement. A page without filters is
-// prepared once per connection (stmtCache); a filtered one is planned for
-// its values, as before, since one plan for every status or provider could
-// walk the whole table for a rare one. It returns up to f.Limit+1 rows (all
-// when f.Limit is 0).
-func (s *Store) listClusterPagePostgres(ctx context.Context, f ClusterFilter, after *cursor, out []Cluster) (ClusterPage, error) {
-	query, args := clusterPageSQL(f, after, s.now())
+// as bun builds, scanned without reflection, with HostRegistered answered
+// by the same statement. A page without filters is prepared once per
+// connection (stmtCache); a filtered one is planned for its values, as
+// before, since one plan for every status or provider could walk the whole
+// table for a rare one. It returns up to f.Limit+1 rows (all when f.Limit
+// is 0) and whether a host cluster is registered.
+func (s *Store) listClusterPagePostgres(ctx context.Context, f ClusterFilter, after *cursor, out []Cluster) ([]Cluster, bool, error) {
+	query, args := clusterPageSQL(f, after)
 	filtered := f.Status != "" || f.Provider != "" || f.Source != "" || f.NamePrefix != ""
 	rows, err := s.stmts.query(ctx, !filtered, query, args...)
 	if err != nil {
-		return ClusterPage{}, err
+		return nil, false, err
 	}
 	defer rows.Close()
-	var vals [nClusterColumns + 2]any
-	var dest [nClusterColumns + 2]any
+	var vals [nClusterColumns + 1]any
+	var dest [nClusterColumns + 1]any
 	for i := range vals {
 		dest[i] = &vals[i]
 	}
-	n := nClusterColumns + 1 // with the host column
-	if f.ActiveToken != "" {
-		n++
-	}
-	p := ClusterPage{}
+	host := false
 	for rows.Next() {
-		if err := rows.Scan(dest[:n]...); err != nil {
-			return ClusterPage{}, err
+		if err := rows.Scan(dest[:]...); err != nil {
+			return nil, false, err
 		}
 		var c Cluster
 		if err := readCluster(&c, vals[:nClusterColumns]); err != nil {
-			return ClusterPage{}, err
+			return nil, false, err
 		}
-		p.HostRegistered, _ = vals[nClusterColumns].(bool)
-		p.TokenActive, _ = vals[nClusterColumns+1].(bool)
+		host, _ = vals[nClusterColumns].(bool)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return ClusterPage{}, err
+		return nil, false, err
 	}
-	p.Clusters = out
-	if len(out) == 0 { // no row carried the answers
-		p.HostRegistered, err = s.HostRegistered(ctx)
-		if err == nil && f.ActiveToken != "" {
-			p.TokenActive, err = s.TokenActive(ctx, f.ActiveToken)
-		}
+	if len(out) == 0 { // no row carried the answer
+		host, err = s.HostRegistered(ctx)
 	}
-	return p, err
+	return out, host, err
 }
 
 // clusterPageSQL is the page's statement with $n placeholders, and its
-// arguments. Its text depends only on which filters are set, so the
-// statement cache holds at most one per combination.
-func clusterPageSQL(f ClusterFilter, after *cursor, now time.Time) (string, []any) {
+// arguments. Its text depends only on which filters are set and the page
+// size, so the statement cache holds one per combination (up to its bound).
+func clusterPageSQL(f ClusterFilter, after *cursor) (string, []any) {
 	var b strings.Builder
 	b.Grow(640)
-	b.WriteString("SELECT " + clusterSelect + ", " + hostColumn)
-	args := make([]any, 0, 9)
-	if f.ActiveToken != "" {
-		b.WriteString(", " + tokenColumn)
-		args = append(args, f.ActiveToken, now)
-	}
-	b.WriteString(" FROM clusters")
+	b.WriteString("SELECT " + clusterSelect + ", " + hostColumn + " FROM clusters")
+	args := make([]any, 0, 7)
 	first := true
 	where := func(cond string, vals ...any) {
 		if first {
