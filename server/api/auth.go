@@ -66,7 +66,10 @@ const principalKey = "principal"
 
 // authorize is the one place where access is decided: it authenticates the
 // bearer token, if any, and compares its role with what the route needs.
-func (s *server) authorize(need Role) fiber.Handler {
+// On a route that confirms the token itself (confirms; see
+// principalCache) a cached principal admits the request provisionally, and
+// confirmToken finishes the decision.
+func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if need == Anonymous {
 			return c.Next()
@@ -81,7 +84,12 @@ func (s *server) authorize(need Role) fiber.Handler {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera"`)
 			return problem(http.StatusUnauthorized, "missing bearer token: send 'Authorization: Bearer <token>' (create one with 'kubeopera tokens create')")
 		}
-		t, err := s.store.TokenByHash(c.UserContext(), HashToken(token))
+		hash, now := HashToken(token), time.Now()
+		if p, ok := s.principals.get(hash, now); ok && confirms {
+			c.Locals(unconfirmedKey, hash)
+			return admit(c, p, need)
+		}
+		t, err := s.store.TokenByHash(c.UserContext(), hash)
 		if errors.Is(err, store.ErrNotFound) {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera", error="invalid_token"`)
 			return problem(http.StatusUnauthorized, "the bearer token is not valid: it was never issued or has been revoked")
@@ -89,19 +97,77 @@ func (s *server) authorize(need Role) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		now := time.Now()
 		if !t.Active(now) {
-			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera", error="invalid_token"`)
-			return problem(http.StatusUnauthorized, "the bearer token %q has been revoked or has expired: ask an admin for a new one", t.Name)
+			return refuseToken(c, t.Name)
 		}
+		s.principals.put(hash, t, now)
 		s.tokenUsage.record(t.ID, now)
-		p := principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role)}
-		c.Locals(principalKey, p)
-		if roleRank[p.Role] < roleRank[need] {
-			return problem(http.StatusForbidden, "this needs the %s role; token %q has %s", need, p.Name, p.Role)
-		}
-		return c.Next()
+		return admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role)}, need)
 	}
+}
+
+// admit lets p through when its role suffices for need.
+func admit(c *fiber.Ctx, p principal, need Role) error {
+	c.Locals(principalKey, p)
+	if roleRank[p.Role] < roleRank[need] {
+		return problem(http.StatusForbidden, "this needs the %s role; token %q has %s", need, p.Name, p.Role)
+	}
+	return c.Next()
+}
+
+func refuseToken(c *fiber.Ctx, name string) error {
+	c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera", error="invalid_token"`)
+	return problem(http.StatusUnauthorized, "the bearer token %q has been revoked or has expired: ask an admin for a new one", name)
+}
+
+const unconfirmedKey = "unconfirmed-token"
+
+// tokenToConfirm returns the ID of the token that admitted c from the
+// principal cache, which the route must confirm (confirmToken); "" when
+// authorize looked it up already.
+func tokenToConfirm(c *fiber.Ctx) string {
+	if _, ok := c.Locals(unconfirmedKey).(string); !ok {
+		return ""
+	}
+	return who(c).TokenID
+}
+
+// confirmToken finishes authorize for a request admitted from the
+// principal cache: active is whether the route's statement found the token
+// neither revoked nor expired. A refused token leaves the cache.
+func (s *server) confirmToken(c *fiber.Ctx, active bool) error {
+	hash, ok := c.Locals(unconfirmedKey).(string)
+	if !ok {
+		return nil
+	}
+	c.Locals(unconfirmedKey, nil)
+	p := who(c)
+	if !active {
+		s.principals.drop(hash)
+		c.Locals(principalKey, principal{})
+		return refuseToken(c, p.Name)
+	}
+	s.tokenUsage.record(p.TokenID, time.Now())
+	return nil
+}
+
+// failConfirmed confirms by itself the provisional token of a request
+// that fails before its statement could, so a revoked token is refused
+// rather than told what was wrong with its request. It returns err unless
+// the token is refused (or there was none to confirm).
+func (s *server) failConfirmed(c *fiber.Ctx, err error) error {
+	id := tokenToConfirm(c)
+	if id == "" {
+		return err
+	}
+	active, cerr := s.store.TokenActive(c.UserContext(), id)
+	if cerr != nil {
+		return err
+	}
+	if refused := s.confirmToken(c, active); refused != nil {
+		return refused
+	}
+	return err
 }
 
 func who(c *fiber.Ctx) principal {

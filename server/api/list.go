@@ -26,10 +26,15 @@ type clusterList struct {
 func (s *server) listClusters(c *fiber.Ctx) error {
 	f, err := clusterFilter(c)
 	if err != nil {
+		return s.failConfirmed(c, err)
+	}
+	f.ActiveToken = tokenToConfirm(c)
+	page, err := s.store.ListClusterPage(c.UserContext(), f)
+	if err != nil {
+		err = s.failConfirmed(c, err)
+	} else if err := s.confirmToken(c, page.TokenActive); err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	page, err := s.store.ListClusterPage(ctx, f)
 	if errors.Is(err, store.ErrBadContinue) {
 		return problem(http.StatusBadRequest, "continue: %v", err)
 	}

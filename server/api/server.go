@@ -105,6 +105,7 @@ type server struct {
 	healthCache *livecache.Cache[health.Score]
 
 	tokenUsage *TokenUsage
+	principals *principalCache
 
 	setupSecret  string
 	setupDone    func()
@@ -115,11 +116,18 @@ type server struct {
 
 // New returns the API as a fiber app.
 func New(d Deps) *fiber.App {
+	_, app := newServer(d)
+	return app
+}
+
+// newServer is New, also returning the server for tests.
+func newServer(d Deps) (*server, *fiber.App) {
 	s := &server{store: d.Store, keyring: d.Keyring, providers: d.Providers, registry: d.Registry,
 		inspector: d.Inspector, log: d.Logger, sync: !d.NoSyncOnRead, metrics: newMetrics(prometheus.NewRegistry()),
 		fleet: d.Fleet, overviewOpts: d.Overview, setupSecret: d.SetupSecret, setupDone: d.SetupDone,
 		overviews:    federation.NewCache(d.Overview.CacheTTL),
 		hashPassword: d.hashPassword, healthCache: livecache.New[health.Score](livecache.DefaultTTL, time.Minute)}
+	s.principals = newPrincipalCache()
 	s.tokenUsage = d.TokenUsage
 	if s.tokenUsage == nil {
 		s.tokenUsage = NewTokenUsage(d.Store)
@@ -150,13 +158,13 @@ func New(d Deps) *fiber.App {
 	})
 	app.Use(recover.New(), securityHeaders, dropBadRequestID, requestid.New(), s.observe, s.audit)
 	for _, r := range routes {
-		app.Add(r.method, r.path, s.authorize(r.role), func(c *fiber.Ctx) error { return r.handler(s, c) })
+		app.Add(r.method, r.path, s.authorize(r.role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) })
 	}
 	if d.Web != nil {
 		app.Use(web.Handler(d.Web))
 	}
 	app.Use(notFound)
-	return app
+	return s, app
 }
 
 // observe logs every request and records its metrics. Only the method,

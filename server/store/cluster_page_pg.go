@@ -25,55 +25,73 @@ const nClusterColumns = 16
 // HostRegistered gives.
 const hostColumn = "(SELECT true FROM clusters WHERE is_host ORDER BY is_host LIMIT 1) IS NOT NULL"
 
+// tokenColumn answers TokenActive in the page's own statement, through
+// the primary key ($1 is the token's ID, $2 the time).
+const tokenColumn = "EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2))"
+
 // listClusterPagePostgres is ListClusterPage on PostgreSQL: the same query
-// as bun builds, scanned without reflection, with HostRegistered answered
-// by the same statement. A page without filters is prepared once per
-// connection (stmtCache); a filtered one is planned for its values, as
-// before, since one plan for every status or provider could walk the whole
-// table for a rare one. It returns up to f.Limit+1 rows (all when f.Limit
-// is 0) and whether a host cluster is registered.
-func (s *Store) listClusterPagePostgres(ctx context.Context, f ClusterFilter, after *cursor, out []Cluster) ([]Cluster, bool, error) {
-	query, args := clusterPageSQL(f, after)
+// as bun builds, scanned without reflection, with HostRegistered and
+// TokenActive answered by the same statement. A page without filters is
+// prepared once per connection (stmtCache); a filtered one is planned for
+// its values, as before, since one plan for every status or provider could
+// walk the whole table for a rare one. It returns up to f.Limit+1 rows (all
+// when f.Limit is 0).
+func (s *Store) listClusterPagePostgres(ctx context.Context, f ClusterFilter, after *cursor, out []Cluster) (ClusterPage, error) {
+	query, args := clusterPageSQL(f, after, s.now())
 	filtered := f.Status != "" || f.Provider != "" || f.Source != "" || f.NamePrefix != ""
 	rows, err := s.stmts.query(ctx, !filtered, query, args...)
 	if err != nil {
-		return nil, false, err
+		return ClusterPage{}, err
 	}
 	defer rows.Close()
-	var vals [nClusterColumns + 1]any
-	var dest [nClusterColumns + 1]any
+	var vals [nClusterColumns + 2]any
+	var dest [nClusterColumns + 2]any
 	for i := range vals {
 		dest[i] = &vals[i]
 	}
-	host := false
+	n := nClusterColumns + 1 // with the host column
+	if f.ActiveToken != "" {
+		n++
+	}
+	p := ClusterPage{}
 	for rows.Next() {
-		if err := rows.Scan(dest[:]...); err != nil {
-			return nil, false, err
+		if err := rows.Scan(dest[:n]...); err != nil {
+			return ClusterPage{}, err
 		}
 		var c Cluster
 		if err := readCluster(&c, vals[:nClusterColumns]); err != nil {
-			return nil, false, err
+			return ClusterPage{}, err
 		}
-		host, _ = vals[nClusterColumns].(bool)
+		p.HostRegistered, _ = vals[nClusterColumns].(bool)
+		p.TokenActive, _ = vals[nClusterColumns+1].(bool)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, err
+		return ClusterPage{}, err
 	}
-	if len(out) == 0 { // no row carried the answer
-		host, err = s.HostRegistered(ctx)
+	p.Clusters = out
+	if len(out) == 0 { // no row carried the answers
+		p.HostRegistered, err = s.HostRegistered(ctx)
+		if err == nil && f.ActiveToken != "" {
+			p.TokenActive, err = s.TokenActive(ctx, f.ActiveToken)
+		}
 	}
-	return out, host, err
+	return p, err
 }
 
 // clusterPageSQL is the page's statement with $n placeholders, and its
-// arguments. Its text depends only on which filters are set and the page
-// size, so the statement cache holds one per combination (up to its bound).
-func clusterPageSQL(f ClusterFilter, after *cursor) (string, []any) {
+// arguments. Its text depends only on which filters are set, so the
+// statement cache holds at most one per combination.
+func clusterPageSQL(f ClusterFilter, after *cursor, now time.Time) (string, []any) {
 	var b strings.Builder
 	b.Grow(640)
-	b.WriteString("SELECT " + clusterSelect + ", " + hostColumn + " FROM clusters")
-	args := make([]any, 0, 7)
+	b.WriteString("SELECT " + clusterSelect + ", " + hostColumn)
+	args := make([]any, 0, 9)
+	if f.ActiveToken != "" {
+		b.WriteString(", " + tokenColumn)
+		args = append(args, f.ActiveToken, now)
+	}
+	b.WriteString(" FROM clusters")
 	first := true
 	where := func(cond string, vals ...any) {
 		if first {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
@@ -108,6 +109,45 @@ func TestParseTimestampMatchesTheDriver(t *testing.T) {
 			t.Errorf("parseTimestamp(%q) = %v, %v; pgdriver.ParseTime: %v, %v", s, got, err, want, wantErr)
 		}
 	}
+}
+
+// A page confirms the token it was asked for, with rows and without, and
+// refuses a revoked or expired one.
+func TestListClusterPageConfirmsTheToken(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		if err := s.CreateCluster(ctx, &Cluster{Name: "a", Source: SourceConnectedExisting, Status: "Ready"}); err != nil {
+			t.Fatal(err)
+		}
+		live, revoked := &Token{Name: "live", Role: "viewer", Hash: "h1"}, &Token{Name: "revoked", Role: "viewer", Hash: "h2"}
+		past := time.Now().Add(-time.Minute)
+		expired := &Token{Name: "expired", Role: "viewer", Hash: "h3", ExpiresAt: &past}
+		for _, tok := range []*Token{live, revoked, expired} {
+			if err := s.CreateToken(ctx, tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.RevokeToken(ctx, revoked.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			id   string
+			want bool
+		}{{live.ID, true}, {revoked.ID, false}, {expired.ID, false}, {"no-such-token", false}} {
+			for _, phase := range []string{"", "NoSuchPhase"} { // a page with rows, and an empty one
+				p, err := s.ListClusterPage(ctx, ClusterFilter{Status: phase, Limit: 10, ActiveToken: c.id})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.TokenActive != c.want {
+					t.Errorf("token %s, phase %q: TokenActive = %v, want %v", c.id, phase, p.TokenActive, c.want)
+				}
+			}
+		}
+		if p, err := s.ListClusterPage(ctx, ClusterFilter{Limit: 10}); err != nil || p.TokenActive || len(p.Clusters) != 1 {
+			t.Errorf("a page asked for no token: %+v, %v", p, err)
+		}
+	})
 }
 
 // Each page size is a statement of its own: past maxStmts of them, pages

@@ -108,3 +108,15 @@ func (s *Store) tokenByHashPostgres(ctx context.Context, hash string) (*Token, e
 	}
 	return t, nil
 }
+
+// TokenActive reports whether the API token with the given ID exists and
+// is neither revoked nor expired.
+func (s *Store) TokenActive(ctx context.Context, id string) (bool, error) {
+	var found []int
+	err := s.db.NewSelect().Model((*Token)(nil)).ColumnExpr("1").Where("id = ?", id).
+		Where("revoked_at IS NULL").Where("expires_at IS NULL OR expires_at > ?", s.now()).Scan(ctx, &found)
+	if err != nil {
+		return false, fmt.Errorf("check API token %q: %w", id, err)
+	}
+	return len(found) > 0, nil
+}
