@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/json"
@@ -38,6 +39,16 @@ func (r *Reconciler) validateAccess(ctx context.Context, hc *v1.HostCluster) ([]
 		return data, nil
 	}
 	cfg, err := restConfig(data)
+	if err != nil {
+		// The cache can be behind a fix the user made just before the
+		// change that started this reconcile: confirm on the API server
+		// before failing the cluster (Failed lasts until the next spec
+		// change).
+		if fresh, ferr := r.freshSecretData(ctx, hc.Namespace, ref.Name, keyOr(ref.Key)); ferr == nil && !bytes.Equal(fresh, data) {
+			data = fresh
+			cfg, err = restConfig(data)
+		}
+	}
 	if err != nil {
 		return nil, stall(hc, v1.ConditionAccessValidated, v1.ReasonInvalidKubeconfig, fmt.Sprintf("kubeconfig Secret %s: %v", ref.Name, err))
 	}
@@ -121,8 +132,21 @@ func keyOr(key string) string {
 }
 
 func (r *Reconciler) secretData(ctx context.Context, ns, name, key string) ([]byte, error) {
+	return readSecretKey(ctx, r.Client, ns, name, key)
+}
+
+// freshSecretData is secretData read from the API server, not the cache.
+func (r *Reconciler) freshSecretData(ctx context.Context, ns, name, key string) ([]byte, error) {
+	var reader client.Reader = r.Client
+	if r.APIReader != nil {
+		reader = r.APIReader
+	}
+	return readSecretKey(ctx, reader, ns, name, key)
+}
+
+func readSecretKey(ctx context.Context, reader client.Reader, ns, name, key string) ([]byte, error) {
 	var s corev1.Secret
-	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
 		return nil, err
 	}
 	data := s.Data[key]

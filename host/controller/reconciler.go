@@ -72,6 +72,9 @@ type Reconciler struct {
 	// RefreshBefore is how long before its expiry a provider's kubeconfig
 	// is refreshed through the plugin (4 minutes).
 	RefreshBefore time.Duration
+	// APIReader reads past the manager's cache (SetupWithManager sets it;
+	// nil reads through Client).
+	APIReader client.Reader
 	// InventoryInterval is how often a Ready cluster's Kubernetes version
 	// and node counts are read again (3 minutes); they are also read at
 	// every phase change.

@@ -25,6 +25,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, concurrency int) error {
 	if r.AccessRetryWindow == 0 {
 		r.AccessRetryWindow = 5 * time.Minute
 	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	if r.PollInterval == 0 {
 		r.PollInterval = 10 * time.Second
 	}
