@@ -64,13 +64,18 @@ func isPostgresDSN(dsn string) bool {
 // open a new connection (a TCP and authentication round trip each); the
 // pool keeps as many idle as it may open. PostgreSQL's default of 100
 // connections leaves room for the controller and a second server.
+//
+// Each connection reads through a 32 KiB buffer instead of pgdriver's
+// 4 KiB: a 100-row page of clusters is about 25 KiB, which took seven read
+// system calls.
 const (
+	postgresReadBuffer      = 32 << 10
 	postgresMaxConns        = 20
 	postgresConnMaxIdleTime = 5 * time.Minute
 )
 
 func openPostgres(dsn string) *Store {
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithBufferSize(postgresReadBuffer)))
 	sqldb.SetMaxOpenConns(postgresMaxConns)
 	sqldb.SetMaxIdleConns(postgresMaxConns)
 	sqldb.SetConnMaxIdleTime(postgresConnMaxIdleTime)
