@@ -86,3 +86,38 @@ func TestValidateAccessStep(t *testing.T) {
 		})
 	}
 }
+
+// A kubeconfig the cache still has unusable, fixed on the API server since
+// (the reconcile the user's next spec change started can read the cache
+// before it catches up): the fixed one is read past the cache and used, so
+// the cluster is not failed with the old error.
+func TestValidateAccessRereadsAnUnusableKubeconfigPastTheCache(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+	}))
+	defer api.Close()
+	hc, kc := reachable()
+	hc.Name, hc.Status = "a1", v1.HostClusterStatus{}
+	hc.Spec.ConnectKubeconfigSecretRef.Name, kc.Name = v1.KubeconfigSecretName("a1"), v1.KubeconfigSecretName("a1")
+	stale, fresh := kc.DeepCopy(), kc.DeepCopy()
+	stale.Data[v1.KubeconfigSecretKey] = []byte("not: [yaml")
+	fresh.Data[v1.KubeconfigSecretKey] = kubeconfigFor(api.URL)
+	r := &Reconciler{Client: fake.NewClientBuilder().WithScheme(scheme).WithObjects(stale).Build(),
+		APIReader:         fake.NewClientBuilder().WithScheme(scheme).WithObjects(fresh).Build(),
+		AccessRetryWindow: 5 * time.Minute, PollInterval: time.Second}
+	data, err := r.validateAccess(context.Background(), hc)
+	step.Report(hc, err, r.PollInterval, time.Now())
+	if err != nil || string(data) != string(fresh.Data[v1.KubeconfigSecretKey]) || v1.DerivePhase(hc) != v1.PhaseBootstrappingFlux {
+		t.Fatalf("got %v, phase %s (%s), kubeconfig from the API server: %v; want the fixed kubeconfig used",
+			err, v1.DerivePhase(hc), hc.Status.Message, string(data) == string(fresh.Data[v1.KubeconfigSecretKey]))
+	}
+	// And one unusable on the API server too still fails the cluster.
+	r.APIReader = fake.NewClientBuilder().WithScheme(scheme).WithObjects(stale.DeepCopy()).Build()
+	hc.Status = v1.HostClusterStatus{}
+	_, err = r.validateAccess(context.Background(), hc)
+	step.Report(hc, err, r.PollInterval, time.Now())
+	if kind(err) != "stalled:"+v1.ReasonInvalidKubeconfig || v1.DerivePhase(hc) != v1.PhaseFailed {
+		t.Fatalf("unusable in both: %s, phase %s; want stalled:%s, Failed", kind(err), v1.DerivePhase(hc), v1.ReasonInvalidKubeconfig)
+	}
+}
