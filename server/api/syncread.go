@@ -28,12 +28,16 @@ func (s *server) syncOnRead(c *fiber.Ctx, rows []store.Cluster) []store.Cluster 
 	}
 	rows = s.dropFinished(c, rows, observed)
 	var changed []store.StatusUpdate
+	var inventory []store.InventoryUpdate
 	for i := range rows {
 		o, ok := observed[rows[i].ID]
 		if !ok {
 			continue
 		}
-		s.syncInventory(c, &rows[i], o)
+		if syncInventory(&rows[i], o) {
+			inventory = append(inventory, store.InventoryUpdate{ID: rows[i].ID, KubernetesVersion: o.KubernetesVersion,
+				NodeCount: o.NodeCount, ReadyNodeCount: o.ReadyNodeCount})
+		}
 		if o.Phase == "" || (o.Phase == rows[i].Status && o.Message == rows[i].Message) || sticky(rows[i].Status, o) {
 			continue
 		}
@@ -43,6 +47,11 @@ func (s *server) syncOnRead(c *fiber.Ctx, rows []store.Cluster) []store.Cluster 
 	if len(changed) > 0 {
 		if err := s.store.UpdateStatuses(c.UserContext(), changed); err != nil {
 			s.log.Warn("sync-on-read: write-back failed; served live values", "error", err, "request_id", requestID(c))
+		}
+	}
+	if len(inventory) > 0 {
+		if err := s.store.UpdateInventories(c.UserContext(), inventory); err != nil {
+			s.log.Warn("sync-on-read: inventory write-back failed; served live values", "error", err, "request_id", requestID(c))
 		}
 	}
 	return rows
@@ -80,17 +89,14 @@ func (s *server) dropFinished(c *fiber.Ctx, rows []store.Cluster, observed map[s
 	return out
 }
 
-// syncInventory copies the controller's live inventory into row and the
-// database when it changed.
-func (s *server) syncInventory(c *fiber.Ctx, row *store.Cluster, o hostclusters.Observed) {
+// syncInventory copies the controller's live inventory into row and
+// reports whether it changed (the caller writes the changed rows back).
+func syncInventory(row *store.Cluster, o hostclusters.Observed) bool {
 	if o.KubernetesVersion == "" || (o.KubernetesVersion == row.KubernetesVersion && o.NodeCount == row.NodeCount && o.ReadyNodeCount == row.ReadyNodeCount) {
-		return
+		return false
 	}
 	row.KubernetesVersion, row.NodeCount, row.ReadyNodeCount = o.KubernetesVersion, o.NodeCount, o.ReadyNodeCount
-	if err := s.store.UpdateInventory(c.UserContext(), row.ID, o.KubernetesVersion, o.NodeCount, o.ReadyNodeCount); err != nil &&
-		!errors.Is(err, store.ErrNotFound) {
-		s.log.Warn("sync-on-read: inventory write-back failed; served live values", "cluster", row.ID, "error", err, "request_id", requestID(c))
-	}
+	return true
 }
 
 // sticky reports whether a row's Deleting or TearingDown status, which the

@@ -62,22 +62,70 @@ func statusRows(updates []StatusUpdate) []bun.TupleValues {
 // lastUpdatePerID drops every update superseded by a later one for the same
 // cluster, since an UPDATE joining two source rows to one target row applies
 // an arbitrary one of them.
-func lastUpdatePerID(updates []StatusUpdate) []StatusUpdate {
+func lastUpdatePerID[U interface{ id() string }](updates []U) []U {
 	last := make(map[string]int, len(updates))
 	for i, u := range updates {
-		last[u.ID] = i
+		last[u.id()] = i
 	}
 	if len(last) == len(updates) {
 		return updates
 	}
-	out := make([]StatusUpdate, 0, len(last))
+	out := make([]U, 0, len(last))
 	for i, u := range updates {
-		if last[u.ID] == i {
+		if last[u.id()] == i {
 			out = append(out, u)
 		}
 	}
 	return out
 }
+
+func (u StatusUpdate) id() string { return u.ID }
+
+// InventoryUpdate is what the cluster with ID was last seen running.
+type InventoryUpdate struct {
+	ID                string
+	KubernetesVersion string
+	NodeCount         int
+	ReadyNodeCount    int
+}
+
+func (u InventoryUpdate) id() string { return u.ID }
+
+// UpdateInventories is UpdateInventory for many clusters, in one
+// transaction of statements of up to statusBatchSize rows: a page read
+// just after the controller refreshed a fleet's inventory wrote its 100
+// rows one round trip each. IDs of clusters that no longer exist are
+// skipped; when an ID appears twice, the later update wins.
+func (s *Store) UpdateInventories(ctx context.Context, updates []InventoryUpdate) error {
+	updates = lastUpdatePerID(updates)
+	if len(updates) == 0 {
+		return nil
+	}
+	at := s.now()
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for start := 0; start < len(updates); start += statusBatchSize {
+			batch := updates[start:min(start+statusBatchSize, len(updates))]
+			rows := make([]bun.TupleValues, len(batch))
+			for i, u := range batch {
+				rows[i] = bun.Tuple([]any{u.ID, u.KubernetesVersion, u.NodeCount, u.ReadyNodeCount})
+			}
+			if _, err := tx.NewRaw(updateInventoriesSQL, bun.List(rows), at).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("update inventory of %d clusters: %w", len(updates), err)
+	}
+	return nil
+}
+
+// updateInventoriesSQL is updateStatusesSQL for the inventory columns.
+const updateInventoriesSQL = `WITH v (id, kubernetes_version, node_count, ready_node_count) AS (VALUES ?)
+UPDATE clusters SET kubernetes_version = v.kubernetes_version, node_count = v.node_count,
+ready_node_count = v.ready_node_count, updated_at = ?
+FROM v WHERE clusters.id = v.id`
 
 // UpdateInventory records what the cluster with the given ID was last seen
 // running: its Kubernetes version and how many of its nodes are ready.

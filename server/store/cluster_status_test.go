@@ -135,3 +135,57 @@ func TestUpdateInventory(t *testing.T) {
 		}
 	})
 }
+
+func TestUpdateInventoriesChangesOnlyTheListedClusters(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		clock := useFakeClock(s)
+		created := clock.Now()
+		n := statusBatchSize + 2 // two statements
+		ids := make([]string, n)
+		for i := range ids {
+			c := &Cluster{Name: fmt.Sprintf("c%04d", i), Source: SourceConnectedExisting, Status: "ready"}
+			if err := s.CreateCluster(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			ids[i] = c.ID
+		}
+		later := clock.Advance(time.Hour)
+		var updates []InventoryUpdate
+		for i := range n - 1 { // the last stays untouched
+			updates = append(updates, InventoryUpdate{ID: ids[i], KubernetesVersion: "v1.32.0", NodeCount: i % 7, ReadyNodeCount: i % 5})
+		}
+		updates = append(updates, InventoryUpdate{ID: "deleted-meanwhile", KubernetesVersion: "v1.31.0", NodeCount: 1},
+			InventoryUpdate{ID: ids[0], KubernetesVersion: "v1.33.1", NodeCount: 9, ReadyNodeCount: 8}) // later wins
+		if err := s.UpdateInventories(ctx, updates); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.ListClusters(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]Cluster{}
+		for _, c := range list {
+			byID[c.ID] = c
+		}
+		if len(byID) != n {
+			t.Fatalf("%d clusters, want %d (no row added for an unknown ID)", len(byID), n)
+		}
+		for i, id := range ids {
+			got := byID[id]
+			want := InventoryUpdate{ID: id, KubernetesVersion: "v1.32.0", NodeCount: i % 7, ReadyNodeCount: i % 5}
+			wantAt := later
+			switch i {
+			case 0:
+				want = InventoryUpdate{ID: id, KubernetesVersion: "v1.33.1", NodeCount: 9, ReadyNodeCount: 8}
+			case n - 1:
+				want, wantAt = InventoryUpdate{ID: id}, created
+			}
+			if (InventoryUpdate{ID: id, KubernetesVersion: got.KubernetesVersion, NodeCount: got.NodeCount, ReadyNodeCount: got.ReadyNodeCount}) != want ||
+				!got.UpdatedAt.Equal(wantAt) || got.Status != "ready" {
+				t.Fatalf("cluster %d: %q, %d nodes, %d ready, updated %v, status %q; want %+v at %v, status ready",
+					i, got.KubernetesVersion, got.NodeCount, got.ReadyNodeCount, got.UpdatedAt, got.Status, want, wantAt)
+			}
+		}
+	})
+}
