@@ -27,20 +27,25 @@ func (s *Store) UpdateStatuses(ctx context.Context, updates []StatusUpdate) erro
 	if len(updates) == 0 {
 		return nil
 	}
+	err := s.updateInBatches(ctx, updateStatusesSQL, statusRows(updates))
+	if err != nil {
+		return fmt.Errorf("update statuses of %d clusters: %w", len(updates), err)
+	}
+	return nil
+}
+
+// updateInBatches runs query, an UPDATE taking a VALUES list and the
+// updated_at time, over rows statusBatchSize at a time, in one transaction.
+func (s *Store) updateInBatches(ctx context.Context, query string, rows []bun.TupleValues) error {
 	at := s.now()
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for start := 0; start < len(updates); start += statusBatchSize {
-			batch := updates[start:min(start+statusBatchSize, len(updates))]
-			if _, err := tx.NewRaw(updateStatusesSQL, bun.List(statusRows(batch)), at).Exec(ctx); err != nil {
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for start := 0; start < len(rows); start += statusBatchSize {
+			if _, err := tx.NewRaw(query, bun.List(rows[start:min(start+statusBatchSize, len(rows))]), at).Exec(ctx); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("update statuses of %d clusters: %w", len(updates), err)
-	}
-	return nil
 }
 
 // updateStatusesSQL updates many rows in one statement. It is valid on both
@@ -101,20 +106,11 @@ func (s *Store) UpdateInventories(ctx context.Context, updates []InventoryUpdate
 	if len(updates) == 0 {
 		return nil
 	}
-	at := s.now()
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for start := 0; start < len(updates); start += statusBatchSize {
-			batch := updates[start:min(start+statusBatchSize, len(updates))]
-			rows := make([]bun.TupleValues, len(batch))
-			for i, u := range batch {
-				rows[i] = bun.Tuple([]any{u.ID, u.KubernetesVersion, u.NodeCount, u.ReadyNodeCount})
-			}
-			if _, err := tx.NewRaw(updateInventoriesSQL, bun.List(rows), at).Exec(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	rows := make([]bun.TupleValues, len(updates))
+	for i, u := range updates {
+		rows[i] = bun.Tuple([]any{u.ID, u.KubernetesVersion, u.NodeCount, u.ReadyNodeCount})
+	}
+	err := s.updateInBatches(ctx, updateInventoriesSQL, rows)
 	if err != nil {
 		return fmt.Errorf("update inventory of %d clusters: %w", len(updates), err)
 	}

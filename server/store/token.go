@@ -79,7 +79,8 @@ func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
 	return oneRow(res, err, fmt.Sprintf("touch API token %q", id), fmt.Sprintf("API token %q", id))
 }
 
-// tokenSelect reads the columns of Token in the order readToken takes them.
+// tokenSelect reads the columns of Token in the order tokenByHashPostgres
+// scans them.
 const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text"
 
 // tokenByHashPostgres is TokenByHash as a prepared statement read without
