@@ -85,9 +85,11 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 			return problem(http.StatusUnauthorized, "missing bearer token: send 'Authorization: Bearer <token>' (create one with 'kubeopera tokens create')")
 		}
 		hash, now := HashToken(token), time.Now()
-		if p, ok := s.principals.get(hash, now); ok && confirms {
-			c.Locals(unconfirmedKey, hash)
-			return admit(c, p, need)
+		if confirms {
+			if p, ok := s.principals.get(hash, now); ok {
+				c.Locals(unconfirmedKey, hash)
+				return admit(c, p, need)
+			}
 		}
 		t, err := s.store.TokenByHash(c.UserContext(), hash)
 		if errors.Is(err, store.ErrNotFound) {
@@ -100,7 +102,9 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 		if !t.Active(now) {
 			return refuseToken(c, t.Name)
 		}
-		s.principals.put(hash, t, now)
+		if confirms { // only such a route reads the cache
+			s.principals.put(hash, t, now)
+		}
 		s.tokenUsage.record(t.ID, now)
 		return admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role)}, need)
 	}
