@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,18 +72,19 @@ func TestTeardownDestroysThroughThePluginAndCanBeRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.requestTeardown("td1", "first")
-	sawTearingDown := false
 	hc := e.trace("td1", 30*time.Second, func(hc *v1.HostCluster) bool {
 		if hc == nil {
 			t.Fatal("the HostCluster went away while its teardown was failing")
 		}
-		sawTearingDown = sawTearingDown || hc.Status.Phase == v1.PhaseTearingDown
 		return hc.Status.Phase == v1.PhaseFailed
 	})
-	if !sawTearingDown || !strings.Contains(hc.Status.Message, "network interface in use") ||
+	if !strings.Contains(hc.Status.Message, "network interface in use") ||
 		!strings.Contains(hc.Status.Message, "request the teardown again") {
-		t.Errorf("failed teardown: saw TearingDown %v, message %q", sawTearingDown, hc.Status.Message)
+		t.Errorf("failed teardown: message %q", hc.Status.Message)
 	}
+	// The cluster was TearingDown before it failed: its phase-change event
+	// says so (polling the phase every 20ms once missed a short one).
+	e.waitEvent("td1", "TearingDown phase event", func(ev corev1.Event) bool { return ev.Reason == string(v1.PhaseTearingDown) })
 	if hc.Annotations[v1.DestroyOperationAnnotation] != "" {
 		t.Errorf("a failed Destroy's operation is still recorded: %v", hc.Annotations)
 	}
@@ -142,6 +144,14 @@ func (e *env) requestTeardown(id, req string) {
 // message contains text.
 func (e *env) expectEvent(id, typ, text string) {
 	e.t.Helper()
+	e.waitEvent(id, fmt.Sprintf("%s event saying %q", typ, text), func(ev corev1.Event) bool {
+		return ev.Type == typ && strings.Contains(ev.Message, text)
+	})
+}
+
+// waitEvent waits up to 20s for an event on HostCluster id that matches.
+func (e *env) waitEvent(id, what string, match func(corev1.Event) bool) {
+	e.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var events corev1.EventList
@@ -149,12 +159,12 @@ func (e *env) expectEvent(id, typ, text string) {
 			e.t.Fatal(err)
 		}
 		for _, ev := range events.Items {
-			if ev.InvolvedObject.Name == id && ev.Type == typ && strings.Contains(ev.Message, text) {
+			if ev.InvolvedObject.Name == id && match(ev) {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("no %s event on %s saying %q", typ, id, text)
+			e.t.Fatalf("no %s on %s", what, id)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
