@@ -3,6 +3,7 @@ package hostclusters
 import (
 	"context"
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -76,6 +77,15 @@ func TestKubeRegistryOnARealAPIServer(t *testing.T) {
 	if len(got) != 2 || got["c2"] != (Observed{Phase: "Provisioning", Message: "creating VPC (2/9)"}) || got["c1"].Phase != "" {
 		t.Errorf("List = %+v", got)
 	}
+	wantObserved := map[string]Observed{"c2": got["c2"], "c1": {}}
+	checkObserve := func(how string) {
+		t.Helper()
+		o, err := reg.Observe(ctx, []string{"c2", "nope", "c1"})
+		if err != nil || !maps.Equal(o, wantObserved) {
+			t.Errorf("Observe(c2, nope, c1) %s = %+v, %v; want %+v", how, o, err, wantObserved)
+		}
+	}
+	checkObserve("before the cache (from List)")
 
 	// The watch cache answers the same, without a round trip.
 	cacheCtx, stop := context.WithCancel(ctx)
@@ -94,6 +104,7 @@ func TestKubeRegistryOnARealAPIServer(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	checkObserve("from the cache")
 
 	// A second cluster with the same ID is refused by the API server.
 	err = reg.Create(ctx, Spec{ID: "c1", Mode: ConnectExisting, Kubeconfig: kc})
