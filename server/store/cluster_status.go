@@ -14,9 +14,9 @@ type StatusUpdate struct {
 	Message string
 }
 
-// statusBatchSize bounds the rows of one UPDATE statement, keeping each
+// updateBatchSize bounds the rows of one UPDATE statement, keeping each
 // statement well inside the databases' length limits.
-const statusBatchSize = 500
+const updateBatchSize = 500
 
 // UpdateStatuses writes the given statuses and bumps updated_at on those
 // clusters only, in one transaction. IDs of clusters that no longer exist
@@ -35,12 +35,12 @@ func (s *Store) UpdateStatuses(ctx context.Context, updates []StatusUpdate) erro
 }
 
 // updateInBatches runs query, an UPDATE taking a VALUES list and the
-// updated_at time, over rows statusBatchSize at a time, in one transaction.
+// updated_at time, over rows updateBatchSize at a time, in one transaction.
 func (s *Store) updateInBatches(ctx context.Context, query string, rows []bun.TupleValues) error {
 	at := s.now()
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		for start := 0; start < len(rows); start += statusBatchSize {
-			if _, err := tx.NewRaw(query, bun.List(rows[start:min(start+statusBatchSize, len(rows))]), at).Exec(ctx); err != nil {
+		for start := 0; start < len(rows); start += updateBatchSize {
+			if _, err := tx.NewRaw(query, bun.List(rows[start:min(start+updateBatchSize, len(rows))]), at).Exec(ctx); err != nil {
 				return err
 			}
 		}
@@ -97,7 +97,7 @@ type InventoryUpdate struct {
 func (u InventoryUpdate) id() string { return u.ID }
 
 // UpdateInventories is UpdateInventory for many clusters, in one
-// transaction of statements of up to statusBatchSize rows: a page read
+// transaction of statements of up to updateBatchSize rows: a page read
 // just after the controller refreshed a fleet's inventory wrote its 100
 // rows one round trip each. IDs of clusters that no longer exist are
 // skipped; when an ID appears twice, the later update wins.

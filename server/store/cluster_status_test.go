@@ -57,7 +57,7 @@ func TestUpdateStatusesChangesOnlyTheListedClusters(t *testing.T) {
 func TestUpdateStatusesHandlesMoreRowsThanOneBatch(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		n := statusBatchSize + 7
+		n := updateBatchSize + 7
 		var updates []StatusUpdate
 		for i := range n {
 			c := &Cluster{Name: fmt.Sprintf("c%04d", i), Source: SourceConnectedExisting}
@@ -141,7 +141,7 @@ func TestUpdateInventoriesChangesOnlyTheListedClusters(t *testing.T) {
 		ctx := context.Background()
 		clock := useFakeClock(s)
 		created := clock.Now()
-		n := statusBatchSize + 2 // two statements
+		n := updateBatchSize + 2 // two statements
 		ids := make([]string, n)
 		for i := range ids {
 			c := &Cluster{Name: fmt.Sprintf("c%04d", i), Source: SourceConnectedExisting, Status: "ready"}
