@@ -1,7 +1,9 @@
 package localcluster
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -29,7 +31,18 @@ func TestNamesMatchesTheDirectoryNotASibling(t *testing.T) {
 func TestAliveTellsZombiesFromRunningProcesses(t *testing.T) {
 	dir := t.TempDir()
 	c := cluster{dir: dir}
-	sleeper := exec.Command("sleep", "30", dir+"/x")
+	// The child must really run: GNU sleep refuses a stray path argument
+	// ("invalid time interval") and exits at once, which raced the check
+	// below. Run sleep under a name inside dir instead, so its command line
+	// names dir and it sleeps.
+	sleepPath, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sleepPath, filepath.Join(dir, "x")); err != nil {
+		t.Fatal(err)
+	}
+	sleeper := exec.Command(filepath.Join(dir, "x"), "30")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
