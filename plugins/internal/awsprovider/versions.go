@@ -67,7 +67,7 @@ func (t VersionTable) Minors() []string {
 var versionRE = regexp.MustCompile(`^v?(1\.[0-9]+)(\.[0-9]+)?$`)
 
 // Resolve reads a kubernetesVersion input: a minor ("1.36") or a patch
-// release ("1.36.2", "v1.36.2"). It returns the minor and the patch
+// release ("1.36.1", "v1.36.1"). It returns the minor and the patch
 // version without "v" ("" when only a minor was given), or an error saying
 // what to use.
 func (t VersionTable) Resolve(s string) (minor, patch string, err error) {

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 )
 
 // The relay tests run the rendered scripts with bash, several nodes at
@@ -88,6 +90,30 @@ func newRelay(t *testing.T) *relay {
 	return r
 }
 
+// flannelManifest is upstream's own manifest at the pinned flannel
+// release, from flannel's module on the Go module proxy: what the curl
+// stub serves for the pinned manifest URL.
+func flannelManifest(t *testing.T) string {
+	t.Helper()
+	flannelOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		var dir string
+		dir, flannelErr = upstream.ModuleDir(ctx, "github.com/flannel-io/flannel", upstream.Flannel.Version)
+		flannelPath = filepath.Join(dir, "Documentation", "kube-flannel.yml")
+	})
+	if flannelErr != nil {
+		t.Fatal(flannelErr)
+	}
+	return flannelPath
+}
+
+var (
+	flannelOnce sync.Once
+	flannelPath string
+	flannelErr  error
+)
+
 func link(t *testing.T, target, name string) {
 	t.Helper()
 	if err := os.Symlink(target, name); err != nil {
@@ -124,7 +150,7 @@ func (r *relay) run(nodes ...node) map[string]result {
 		cmd := exec.CommandContext(ctx, "/bin/bash", append([]string{script}, n.args...)...)
 		cmd.Env = []string{"PATH=" + r.path, "HOME=" + root, "LANG=C", "KO_ROOT=" + root,
 			"STUB_NODE=" + n.name, "STUB_IP=" + n.ip, "STUB_LOG=" + r.log, "STUB_STORE=" + r.store, "STUB_LIB=" + stubLib,
-			"STUB_AWS=" + stubAWS}
+			"STUB_AWS=" + stubAWS, "STUB_FLANNEL_MANIFEST=" + flannelManifest(r.t)}
 		cmd.Env = append(cmd.Env, n.env...)
 		if n.failJoin {
 			cmd.Env = append(cmd.Env, "STUB_FAIL_JOIN=1")

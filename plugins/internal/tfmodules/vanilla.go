@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ochestra-tech/kubeopera/plugins/internal/bootstrap"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -60,6 +61,10 @@ func Vanilla(in VanillaInput) (terraform.Module, error) {
 	if in.ControlPlaneCount < 1 {
 		return terraform.Module{}, fmt.Errorf("aws-vanilla: control plane count %d: use 1, 3, 5 or 7", in.ControlPlaneCount)
 	}
+	pins, err := bootstrap.Pins(c.KubernetesVersion)
+	if err != nil {
+		return terraform.Module{}, fmt.Errorf("aws-vanilla: %w", err)
+	}
 	root := terraform.Root{
 		RequiredProviders: map[string]terraform.ProviderRequirement{"aws": awsRequirement},
 		Providers:         []terraform.Provider{c.awsProvider()},
@@ -84,6 +89,7 @@ func Vanilla(in VanillaInput) (terraform.Module, error) {
 					"kubernetes_patch":    cty.StringVal(in.KubernetesPatch),
 					"tags":                stringMap(c.tags()),
 					"api_allowed_cidrs":   stringList(in.APIAllowedCIDRs),
+					"bootstrap_pins":      stringMap(pins),
 				},
 				References: map[string]string{
 					"vpc_id":                          "module.vpc.vpc_id",

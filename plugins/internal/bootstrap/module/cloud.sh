@@ -17,28 +17,24 @@ node_name() {
 	printf '%s' "${names%% *}"
 }
 
-cloud_controller_version() {
-	printf '%s' "${KO_CLOUD_CONTROLLER_VERSION:-v$KO_KUBERNETES_VERSION.0}"
-}
-
 # apply_kustomization NAME applies stdin as NAME's kustomization.yaml.
 apply_kustomization() {
 	local dir="$KO_WORK/$1"
 	mkdir -p "$dir"
 	cat >"$dir/kustomization.yaml"
-	quiet kubectl --kubeconfig "$KO_KUBECONFIG" apply -k "$dir"
+	kubectl_tries apply -k "$dir"
 }
 
-# The CCM example selects the old master label: moved to control planes.
+# install_cloud_controller applies upstream's kustomize base at the pinned
+# release; only the image (the base names an old one), the node selector
+# and the tolerations are patched.
 install_cloud_controller() {
-	local version
 	step install-cloud-controller
-	version="$(cloud_controller_version)"
 	apply_kustomization cloud-controller <<EOF_CCM
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-- https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=$version
+- https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=$KO_CLOUD_CONTROLLER_VERSION
 patches:
 - target:
     kind: DaemonSet
@@ -46,7 +42,7 @@ patches:
   patch: |-
     - op: replace
       path: /spec/template/spec/containers/0/image
-      value: registry.k8s.io/provider-aws/cloud-controller-manager:$version
+      value: $KO_CLOUD_CONTROLLER_IMAGE
     - op: replace
       path: /spec/template/spec/nodeSelector
       value:

@@ -37,7 +37,7 @@ subjects:
   name: $KO_MANAGER_ACCOUNT
   namespace: kube-system
 EOF_MANAGER
-	quiet kubectl --kubeconfig "$KO_KUBECONFIG" apply -f "$file"
+	kubectl_tries apply -f "$file"
 }
 
 # publish_manager_kubeconfig ENDPOINT publishes a kubeconfig for the API at
@@ -52,8 +52,9 @@ publish_manager_kubeconfig() {
 	if [ -z "$ca" ]; then
 		fail "$KO_KUBECONFIG has no certificate-authority-data to build the manager kubeconfig from"
 	fi
-	token="$(kubectl --kubeconfig "$KO_KUBECONFIG" -n kube-system create token "$KO_MANAGER_ACCOUNT" \
-		--duration "$KO_MANAGER_TOKEN_TTL" 2>>"$KO_LOG")"
+	token="$(retry kubectl --kubeconfig "$KO_KUBECONFIG" -n kube-system create token "$KO_MANAGER_ACCOUNT" \
+		--duration "$KO_MANAGER_TOKEN_TTL" 2>>"$KO_LOG")" ||
+		fail "kubectl create token failed 5 times (details in /var/log/kubeopera/bootstrap.log)"
 	file="$(mktemp "$KO_WORK/kubeconfig.XXXXXX")"
 	printf '%s\n' 'apiVersion: v1' 'kind: Config' 'clusters:' '- name: kubeopera' '  cluster:' \
 		"    certificate-authority-data: $ca" "    server: https://$1:6443" 'users:' \

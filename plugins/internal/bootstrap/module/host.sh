@@ -6,7 +6,8 @@
 install_aws_cli() {
 	step install-aws-cli
 	if ! command -v aws >/dev/null; then
-		quiet snap install aws-cli --classic
+		retry quiet snap install aws-cli --classic ||
+			fail "snap install aws-cli failed 5 times; is the snap store reachable through the NAT gateway? (details in /var/log/kubeopera/bootstrap.log)"
 	fi
 }
 
@@ -23,15 +24,19 @@ prepare_host() {
 	swapoff -a
 }
 
-# apt_get waits for the dpkg lock: on first boot cloud-init and
-# unattended-upgrades may still hold it.
+# apt_get waits for the dpkg lock (on first boot cloud-init and
+# unattended-upgrades may still hold it) and tries again when a mirror
+# fails for a moment.
 apt_get() {
-	DEBIAN_FRONTEND=noninteractive quiet apt-get -o DPkg::Lock::Timeout=600 -y -q "$@"
+	local -x DEBIAN_FRONTEND=noninteractive
+	retry quiet apt-get -o DPkg::Lock::Timeout=600 -y -q "$@" ||
+		fail "apt-get $1 failed 5 times (details in /var/log/kubeopera/bootstrap.log)"
 }
 
-# fetch URL FILE downloads URL to FILE, retrying.
+# fetch URL FILE downloads URL to FILE; curl retries every failure,
+# refused connections and HTTP errors included.
 fetch() {
-	curl -fsSL --retry 5 -o "$2" "$1"
+	curl -fsSL --retry 5 --retry-all-errors --retry-delay 2 -o "$2" "$1"
 }
 
 # install_containerd installs the pinned containerd 2.x release (checked
@@ -57,11 +62,26 @@ install_containerd() {
 	fi
 	cp "$KO_WORK/$runc" "$KO_ROOT/usr/local/sbin/runc"
 	chmod 755 "$KO_ROOT/usr/local/sbin/runc"
+	install_cni_plugins
 	printf '%s\n' '[Unit]' 'Description=containerd container runtime' 'After=network.target local-fs.target' '' \
 		'[Service]' 'ExecStart=/usr/local/bin/containerd' 'Type=notify' 'Delegate=yes' 'KillMode=process' \
 		'Restart=always' 'RestartSec=5' 'LimitNPROC=infinity' 'LimitCORE=infinity' 'TasksMax=infinity' \
 		'OOMScoreAdjust=-999' '' '[Install]' 'WantedBy=multi-user.target' \
 		>"$KO_ROOT/etc/systemd/system/containerd.service"
+}
+
+# install_cni_plugins installs the pinned reference plugins (bridge,
+# portmap, loopback: flannel's CNI configuration delegates to them),
+# checked against their published sha256.
+install_cni_plugins() {
+	local tarball="cni-plugins-linux-$KO_ARCH-$KO_CNI_PLUGINS_VERSION.tgz"
+	local base="https://github.com/containernetworking/plugins/releases/download/$KO_CNI_PLUGINS_VERSION"
+	fetch "$base/$tarball" "$KO_WORK/$tarball"
+	fetch "$base/$tarball.sha256" "$KO_WORK/$tarball.sha256"
+	(cd "$KO_WORK" && quiet sha256sum --check "$tarball.sha256") ||
+		fail "CNI plugins $KO_CNI_PLUGINS_VERSION do not match their published sha256"
+	mkdir -p "$KO_ROOT/opt/cni/bin"
+	tar -C "$KO_ROOT/opt/cni/bin" -xzf "$KO_WORK/$tarball"
 }
 
 install_packages() {
@@ -73,8 +93,8 @@ install_packages() {
 	apt_get install ca-certificates curl gpg git
 	install_containerd
 	step install-kubernetes
-	curl -fsSL --retry 5 "${repo}Release.key" |
-		gpg --dearmor --yes -o "$KO_ROOT/etc/apt/keyrings/kubernetes-apt-keyring.gpg"
+	fetch "${repo}Release.key" "$KO_WORK/kubernetes-release.key"
+	gpg --dearmor --yes -o "$KO_ROOT/etc/apt/keyrings/kubernetes-apt-keyring.gpg" "$KO_WORK/kubernetes-release.key"
 	printf 'deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] %s /\n' "$repo" \
 		>"$KO_ROOT/etc/apt/sources.list.d/kubernetes.list"
 	apt_get update
@@ -110,7 +130,9 @@ install_node() {
 }
 
 # untaint_self lets workloads run on this control-plane node (clusters
-# without workers).
+# without workers), and lets load balancers send to it: kubeadm labels
+# control planes node.kubernetes.io/exclude-from-external-load-balancers,
+# which would leave a LoadBalancer Service with no target at all.
 untaint_self() {
 	if [ "$KO_UNTAINT_CONTROL_PLANE" != true ]; then
 		return 0
@@ -118,19 +140,20 @@ untaint_self() {
 	step untaint
 	local node
 	node="$(node_name)"
-	quiet kubectl --kubeconfig "$KO_KUBECONFIG" taint node "$node" node-role.kubernetes.io/control-plane:NoSchedule-
+	kubectl_tries taint node "$node" node-role.kubernetes.io/control-plane:NoSchedule-
+	kubectl_tries label node "$node" node.kubernetes.io/exclude-from-external-load-balancers-
 }
 
-# install_cni applies the pod network manifest with its images taken from
-# ghcr.io: Docker Hub's anonymous pull limit is shared by every node behind
-# the cluster's one NAT address, and past a handful of nodes they stay
-# NotReady.
+# install_cni applies upstream's flannel manifest at the pinned release,
+# byte for byte: its sha256 is the one the plugins' tests computed from
+# upstream's own file, so the images it names (on ghcr.io, not Docker Hub,
+# whose anonymous pull limit all nodes behind one NAT address share) are
+# the ones the tests checked.
 install_cni() {
 	local file="$KO_WORK/cni.yaml"
 	fetch "$KO_CNI_MANIFEST_URL" "$file"
-	sed -i -E 's#^([[:space:]]*image:[[:space:]]*)(docker\.io/)?flannel/#\1ghcr.io/flannel-io/#' "$file"
-	if grep -E '^[[:space:]]*image:' "$file" | grep -qv 'image:[[:space:]]*ghcr\.io/'; then
-		fail "the CNI manifest still pulls an image from outside ghcr.io: $(grep -E '^[[:space:]]*image:' "$file" | grep -v ghcr.io | head -n 1)"
+	if [ "$(sha256sum "$file" | cut -d ' ' -f 1)" != "$KO_CNI_MANIFEST_SHA256" ]; then
+		fail "the pod network manifest $KO_CNI_MANIFEST_URL does not have the pinned sha256 $KO_CNI_MANIFEST_SHA256"
 	fi
-	quiet kubectl --kubeconfig "$KO_KUBECONFIG" apply -f "$file"
+	kubectl_tries apply -f "$file"
 }

@@ -34,6 +34,29 @@ quiet() {
 	"$@" >>"$KO_LOG" 2>&1
 }
 
+# retry runs a command up to 5 times, KO_POLL_INTERVAL apart, and fails
+# if the last try did: on first boot a mirror, the snap store or the path
+# through the NAT gateway may fail for a moment.
+retry() {
+	local try=1
+	until "$@"; do
+		if [ "$try" -ge 5 ]; then
+			return 1
+		fi
+		log "$* failed (try $try of 5); trying again"
+		try=$((try + 1))
+		sleep "$KO_POLL_INTERVAL"
+	done
+}
+
+# kubectl_tries runs kubectl with admin.conf, retried: once member 0 has
+# unmapped the endpoint, its calls go through the internal NLB, which may
+# still be registering a target or route a call to a member mid-join.
+kubectl_tries() {
+	retry quiet kubectl --kubeconfig "$KO_KUBECONFIG" "$@" ||
+		fail "kubectl $1 failed 5 times (details in /var/log/kubeopera/bootstrap.log)"
+}
+
 # fail reports the failing step on the relay and stops. Only the first
 # failure is published: a failure inside a command substitution runs fail in
 # the subshell, and the caller's own ERR trap must not overwrite it.
@@ -117,9 +140,9 @@ field() {
 # imds PATH reads instance metadata with an IMDSv2 session token.
 imds() {
 	local token
-	token="$(curl -fsS --retry 5 -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' \
+	token="$(curl -fsS --retry 5 --retry-all-errors -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 300' \
 		http://169.254.169.254/latest/api/token)"
-	curl -fsS --retry 5 -H "X-aws-ec2-metadata-token: $token" \
+	curl -fsS --retry 5 --retry-all-errors -H "X-aws-ec2-metadata-token: $token" \
 		"http://169.254.169.254/latest/meta-data/$1"
 }
 

@@ -88,23 +88,13 @@ variable "arch" {
   }
 }
 
-variable "containerd_version" {
-  description = "containerd release the node installs from containerd's GitHub releases (checked against its published sha256). Kubernetes 1.36 and later need containerd 2.x; Ubuntu 24.04 ships 1.7."
-  type        = string
-  default     = "2.1.4"
+variable "pins" {
+  description = "The upstream parts the node installs, from the plugins' table of pinned parts (package upstream): containerd_version, runc_version, cni_plugins_version, pod_cidr (the flannel manifest's network), flannel_manifest_url, flannel_manifest_sha256, cloud_controller_version, cloud_controller_image, ebs_csi_driver_ref."
+  type        = map(string)
   validation {
-    condition     = can(regex("^2\\.[0-9]+\\.[0-9]+$", var.containerd_version))
-    error_message = "containerd_version must be a 2.x release such as 2.1.4."
-  }
-}
-
-variable "runc_version" {
-  description = "runc release installed with containerd (the containerd release archive has none)."
-  type        = string
-  default     = "1.3.0"
-  validation {
-    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", var.runc_version))
-    error_message = "runc_version must be a release such as 1.3.0."
+    condition = alltrue([for k in ["containerd_version", "runc_version", "cni_plugins_version", "pod_cidr", "flannel_manifest_url",
+    "flannel_manifest_sha256", "cloud_controller_version", "cloud_controller_image", "ebs_csi_driver_ref"] : can(regex("^[A-Za-z0-9./_:-]+$", var.pins[k]))])
+    error_message = "pins must hold every part the node installs, each of letters, digits and ./_:- only."
   }
 }
 
@@ -135,46 +125,6 @@ variable "kubeconfig_kms_key" {
   validation {
     condition     = can(regex("^[A-Za-z0-9:/_-]*$", var.kubeconfig_kms_key))
     error_message = "kubeconfig_kms_key must be a KMS key ARN."
-  }
-}
-
-variable "pod_cidr" {
-  description = "Pod network CIDR given to kubeadm init; must match the CNI manifest (flannel: 10.244.0.0/16)."
-  type        = string
-  default     = "10.244.0.0/16"
-  validation {
-    condition     = can(cidrhost(var.pod_cidr, 0))
-    error_message = "pod_cidr must be an IPv4 CIDR such as 10.244.0.0/16."
-  }
-}
-
-variable "cni_manifest_url" {
-  description = "Manifest member 0 applies after kubeadm init to install the pod network."
-  type        = string
-  default     = "https://github.com/flannel-io/flannel/releases/download/v0.26.1/kube-flannel.yml"
-  validation {
-    condition     = can(regex("^https://[A-Za-z0-9./_:-]+$", var.cni_manifest_url))
-    error_message = "cni_manifest_url must be an https URL of letters, digits and ./_:-"
-  }
-}
-
-variable "cloud_controller_version" {
-  description = "cloud-provider-aws release member 0 installs (git tag and image tag), e.g. v1.36.0; empty for v<kubernetes_version>.0, as its releases follow Kubernetes minors."
-  type        = string
-  default     = ""
-  validation {
-    condition     = can(regex("^(v1\\.[0-9]+\\.[0-9]+)?$", var.cloud_controller_version))
-    error_message = "cloud_controller_version must be empty or a release such as v1.36.0."
-  }
-}
-
-variable "ebs_csi_driver_ref" {
-  description = "Git ref of aws-ebs-csi-driver whose stable kustomize overlay member 0 applies (a release branch or tag)."
-  type        = string
-  default     = "release-1.45"
-  validation {
-    condition     = can(regex("^[A-Za-z0-9._-]+$", var.ebs_csi_driver_ref))
-    error_message = "ebs_csi_driver_ref must be a git ref such as release-1.45 or v1.45.0."
   }
 }
 
@@ -225,15 +175,10 @@ locals {
     kubernetes_version    = var.kubernetes_version
     kubernetes_patch      = var.kubernetes_patch
     arch                  = var.arch
-    containerd_version    = var.containerd_version
-    runc_version          = var.runc_version
+    pins                  = var.pins
     endpoint_override     = var.endpoint_override
     public_endpoint       = var.public_endpoint
     kubeconfig_kms_key    = var.kubeconfig_kms_key
-    pod_cidr              = var.pod_cidr
-    cni_manifest_url      = var.cni_manifest_url
-    ccm_version           = var.cloud_controller_version
-    ebs_csi_driver_ref    = var.ebs_csi_driver_ref
     untaint_control_plane = var.untaint_control_plane
     poll_interval_seconds = var.poll_interval_seconds
     wait_timeout_seconds  = var.wait_timeout_seconds

@@ -63,6 +63,7 @@ module "control_plane_user_data" {
   index                 = count.index
   kubernetes_version    = var.kubernetes_version
   kubernetes_patch      = var.kubernetes_patch
+  pins                  = var.bootstrap_pins
   endpoint_override     = local.control_plane_endpoint_override
   public_endpoint       = aws_lb.public.dns_name
   kubeconfig_kms_key    = aws_kms_key.kubeconfig.arn
@@ -81,6 +82,7 @@ module "worker_user_data" {
   arch                  = local.arch
   kubernetes_version    = var.kubernetes_version
   kubernetes_patch      = var.kubernetes_patch
+  pins                  = var.bootstrap_pins
   poll_interval_seconds = var.poll_interval_seconds
   wait_timeout_seconds  = var.wait_timeout_seconds
 }

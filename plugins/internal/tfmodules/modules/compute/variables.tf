@@ -49,6 +49,11 @@ variable "kubernetes_patch" {
   default     = ""
 }
 
+variable "bootstrap_pins" {
+  description = "The upstream parts the nodes install (the bootstrap module's pins), from the plugins' table of pinned parts."
+  type        = map(string)
+}
+
 variable "vpc_id" {
   description = "VPC of the cluster (for the NLB's target group)."
   type        = string

@@ -1,0 +1,136 @@
+// Package upstream is the one table of the upstream parts the AWS plugins
+// pin: container images, manifests, binaries, add-ons and the Terraform
+// provider. The bootstrap scripts, the Terraform modules and the Go code
+// take every version from here (the scripts get them rendered into their
+// header), and the tests beside this table ask upstream's own code or data,
+// fetched from the Go module proxy, whether each row holds.
+package upstream
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Checked is the day every row was last checked against upstream.
+const Checked = "2026-12-01"
+
+// Pin is one upstream part at one version.
+type Pin struct {
+	// Part names the part, e.g. "containerd".
+	Part string
+	// Version is the pinned version as its source spells it.
+	Version string
+	// Source is where the nodes or Terraform get the part.
+	Source string
+	// Proof names the test that checks the row against upstream, or says
+	// that only a real AWS run can.
+	Proof string
+}
+
+// The binaries every node installs from their GitHub releases, each
+// checked against the sha256 published with it.
+var (
+	// Containerd: containerd's own RELEASES.md at this version recommends
+	// it for every Kubernetes minor the vanilla plugin offers (1.37 needs
+	// 2.3 or later; 2.1 reached end of life on 2026-07-03).
+	Containerd = Pin{Part: "containerd", Version: "2.4.2",
+		Source: "https://github.com/containerd/containerd/releases",
+		Proof:  "TestContainerdIsRecommendedForEveryOfferedKubernetes (RELEASES.md of github.com/containerd/containerd/v2@v2.4.2)"}
+	// Runc: the release containerd tests this containerd with
+	// (script/setup/runc-version); 1.3.0 had CVE-2025-31133, -52565 and
+	// -52881, fixed from 1.3.3.
+	Runc = Pin{Part: "runc", Version: "1.5.2",
+		Source: "https://github.com/opencontainers/runc/releases",
+		Proof:  "TestRuncIsTheOneContainerdTestsWith (script/setup/runc-version of containerd v2.4.2; github.com/opencontainers/runc@v1.5.2 served)"}
+	// CNIPlugins are the reference plugins (bridge, portmap, loopback)
+	// flannel's CNI configuration delegates to.
+	CNIPlugins = Pin{Part: "CNI plugins", Version: "v1.10.0",
+		Source: "https://github.com/containernetworking/plugins/releases",
+		Proof:  "TestCNIPluginsAreServedAndNotOlderThanContainerdTests (github.com/containernetworking/plugins@v1.10.0; containerd v2.4.2 tests v1.9.1)"}
+)
+
+// The pod network: upstream's own manifest at Flannel's version, applied
+// byte for byte (the node checks FlannelManifestSHA256). Its images are on
+// ghcr.io, where flannel publishes from v0.26.4 on.
+var (
+	Flannel = Pin{Part: "flannel manifest", Version: "v0.28.10",
+		Source: "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.10/Documentation/kube-flannel.yml",
+		Proof:  "TestFlannelManifestIsUpstreams (Documentation/kube-flannel.yml of github.com/flannel-io/flannel@v0.28.10)"}
+	FlannelImage = Pin{Part: "flannel image", Version: "ghcr.io/flannel-io/flannel:v0.28.10",
+		Source: "ghcr.io", Proof: Flannel.Proof}
+	FlannelCNIPluginImage = Pin{Part: "flannel CNI plugin image", Version: "ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3",
+		Source: "ghcr.io", Proof: Flannel.Proof}
+)
+
+// FlannelManifestSHA256 is the sha256 of Flannel.Source.
+const FlannelManifestSHA256 = "944a3c1f925f117727a1b7272a323c80965da642498397ec7e6ea9bef0f9e6c5"
+
+// FlannelPodCIDR is the pod network of the flannel manifest (net-conf.json);
+// kubeadm init is given the same.
+const FlannelPodCIDR = "10.244.0.0/16"
+
+// CloudControllerImage is the repository of the AWS cloud controller
+// manager's image; its tag is the module version.
+const CloudControllerImage = "registry.k8s.io/provider-aws/cloud-controller-manager"
+
+// cloudControllers are cloud-provider-aws releases by Kubernetes minor:
+// the newest patch the Go module proxy serves of each minor's line.
+var cloudControllers = map[string]string{
+	"1.35": "v1.35.3",
+	"1.36": "v1.36.2",
+	"1.37": "v1.37.1",
+}
+
+// CloudController is the cloud-provider-aws release for a Kubernetes
+// minor: the kustomize base the nodes apply (examples/existing-cluster/base
+// at this tag) and the image tag.
+func CloudController(minor string) (Pin, error) {
+	v, ok := cloudControllers[minor]
+	if !ok {
+		return Pin{}, fmt.Errorf("no cloud-provider-aws release is pinned for Kubernetes %s", minor)
+	}
+	return Pin{Part: "cloud-provider-aws (Kubernetes " + minor + ")", Version: v,
+		Source: "https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=" + v,
+		Proof:  "TestCloudControllerIsUpstreamsBase (examples/existing-cluster/base of k8s.io/cloud-provider-aws@" + v + ")"}, nil
+}
+
+// CloudControllerMinors are the Kubernetes minors with a cloud controller pin.
+func CloudControllerMinors() []string {
+	out := make([]string, 0, len(cloudControllers))
+	for m := range cloudControllers {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// EBSCSIDriverRef is the aws-ebs-csi-driver git ref whose stable kustomize
+// overlay a vanilla cluster's member 0 applies. The Go module proxy
+// refuses the driver's module, so nothing here can read it.
+var EBSCSIDriverRef = Pin{Part: "aws-ebs-csi-driver (vanilla)", Version: "release-1.45",
+	Source: "https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable",
+	Proof:  "none here (the proxy refuses the module): only a real AWS run shows the overlay applies"}
+
+// Kubernetes is kubeadm, kubelet and kubectl: the newest patch (or the
+// requested one) of each minor awsprovider.VanillaVersions offers, from
+// the pkgs.k8s.io repository of that minor.
+var Kubernetes = Pin{Part: "kubeadm, kubelet, kubectl", Version: "minors of awsprovider.VanillaVersions",
+	Source: "https://pkgs.k8s.io/core:/stable:/v<minor>/deb/",
+	Proof:  "TestEveryOfferedMinorHasACloudController; the packages themselves only on a real AWS run"}
+
+// TerraformAWSProvider is the hashicorp/aws constraint of every module.
+// Terraform takes no expression in required_providers, so the modules'
+// versions.tf spell it; a test holds them to this row.
+var TerraformAWSProvider = Pin{Part: "Terraform AWS provider", Version: "~> 5.0",
+	Source: "registry.terraform.io/hashicorp/aws",
+	Proof:  "TestModulesRequireThePinnedAWSProvider (the proxy refuses the provider's module; only terraform init on a real run resolves it)"}
+
+// Table is every row, for the docs and the tests.
+func Table() []Pin {
+	rows := []Pin{Containerd, Runc, CNIPlugins, Flannel, FlannelImage, FlannelCNIPluginImage}
+	for _, m := range CloudControllerMinors() {
+		p, _ := CloudController(m)
+		rows = append(rows, p)
+	}
+	return append(rows, EBSCSIDriverRef, Kubernetes, TerraformAWSProvider)
+}
