@@ -245,14 +245,21 @@ func TestSingleControlPlaneUsesItsOwnAddress(t *testing.T) {
 	if args := evs[index(t, evs, "w0", "kubeadm-join-start")].args; !strings.HasPrefix(args, "join 10.0.1.10:6443 ") {
 		t.Errorf("worker join args %q: want the endpoint member 0 published", args)
 	}
-	taint := false
+	taint, label := false, false
 	for _, e := range evs {
 		if e.node == "cp0" && e.name == "kubectl" && strings.Contains(e.args, "taint node "+privateDNSName("10.0.1.10")+" node-role.kubernetes.io/control-plane:NoSchedule-") {
 			taint = true
 		}
+		if e.node == "cp0" && e.name == "kubectl" && strings.HasSuffix(e.args, "label node "+privateDNSName("10.0.1.10")+" node.kubernetes.io/exclude-from-external-load-balancers-") {
+			label = true
+		}
 	}
 	if !taint {
 		t.Error("a cluster without workers must untaint its control plane (by its Node name, the private DNS name)")
+	}
+	if !label {
+		t.Error("a cluster without workers must drop kubeadm's exclude-from-external-load-balancers label from its control plane, " +
+			"or a LoadBalancer Service has no target")
 	}
 	checkSecrets(t, r, res, caHash(t, res["cp0"].root), "10.0.1.10", "single-public.kubeopera.test")
 	if args := evs[index(t, evs, "cp0", "kubeadm-init-start")].args; !strings.Contains(args, "--apiserver-cert-extra-sans single-public.kubeopera.test ") {

@@ -13,3 +13,17 @@ event() {
 		printf '%s\t%s\t%s\t%s\n' "$(date +%s.%N)" "$STUB_NODE" "$name" "$*" >&9
 	} 9>>"$STUB_LOG"
 }
+
+# flaky NAME makes the first call of NAME on this node fail when
+# STUB_FLAKY (space-separated) names it, as a mirror, the snap store or an
+# API server behind a load balancer may fail for a moment.
+flaky() {
+	case " ${STUB_FLAKY:-} " in
+	*" $1 "*)
+		if mkdir "$KO_ROOT/.flaked-$1" 2>/dev/null; then
+			echo "$1 stub: transient failure" >&2
+			exit 1
+		fi
+		;;
+	esac
+}
