@@ -39,6 +39,9 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	op := operation{Action: action, ClusterID: id, Region: in["region"]}
 	if p.opts.ControlPlane {
 		op.ControlPlanes, _ = strconv.Atoi(in["controlPlaneCount"])
+		if action == terraform.Apply {
+			op.Workers, _ = strconv.Atoi(in["nodeCount"])
+		}
 	}
 	exec, err := p.executor.get(ctx)
 	if err != nil {

@@ -12,12 +12,15 @@ import (
 // operation is what an operation ID carries, so Status and Kubeconfig find
 // everything again after a plugin restart: the terraform run (action and
 // cluster) and what reading the result needs (region, control planes).
-// Encoded as "<action>:<clusterID>?region=..&controlPlanes=..".
+// Encoded as "<action>:<clusterID>?region=..&controlPlanes=..&workers=..".
 type operation struct {
 	Action        terraform.Action
 	ClusterID     string
 	Region        string
 	ControlPlanes int
+	// Workers is the number of workers the apply asked for; settle waits
+	// until that many joined. 0 for operations recorded before it was.
+	Workers int
 	// Relay is the SSM path a destroy deletes once terraform is done
 	// (vanilla: the nodes wrote those parameters, Terraform never knew
 	// them); empty when there is none.
@@ -28,6 +31,9 @@ func (o operation) String() string {
 	q := url.Values{"region": {o.Region}}
 	if o.ControlPlanes > 0 {
 		q.Set("controlPlanes", strconv.Itoa(o.ControlPlanes))
+	}
+	if o.Workers > 0 {
+		q.Set("workers", strconv.Itoa(o.Workers))
 	}
 	if o.Relay != "" {
 		q.Set("relay", o.Relay)
@@ -49,6 +55,11 @@ func parseOperation(id string) (operation, error) {
 	if n := q.Get("controlPlanes"); n != "" {
 		if o.ControlPlanes, err = strconv.Atoi(n); err != nil {
 			return operation{}, sdk.NotFound("operation %q: bad controlPlanes %q", id, n)
+		}
+	}
+	if n := q.Get("workers"); n != "" {
+		if o.Workers, err = strconv.Atoi(n); err != nil || o.Workers < 0 {
+			return operation{}, sdk.NotFound("operation %q: bad workers %q", id, n)
 		}
 	}
 	return o, nil

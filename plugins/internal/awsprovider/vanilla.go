@@ -81,10 +81,10 @@ func (vanilla) relay(clusterID string, outputs map[string]json.RawMessage) strin
 	return ""
 }
 
-// settle follows the control planes' bootstrap on the relay: member 0
-// runs kubeadm init, each further member joins after its predecessor.
-// A member that published a failure ends the operation with its step; one
-// silent past the deadline ends it too.
+// settle follows the bootstrap on the relay: member 0 runs kubeadm init,
+// each further member joins after its predecessor, then the requested
+// workers join (settleWorkers). A node that published a failure ends the
+// operation with its step; one silent past the deadline ends it too.
 func (v vanilla) settle(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (*sdk.OperationStatus, error) {
 	client := awsapi.NewSSM(cfg)
 	prefix := relayPrefix(op.ClusterID, outputs)
@@ -109,7 +109,7 @@ func (v vanilla) settle(ctx context.Context, cfg aws.Config, op operation, outpu
 					i+1, n, m.Step, m.Reason, instance(outputs, i))}, nil
 		}
 	}
-	return nil, nil
+	return v.settleWorkers(ctx, client, op, outputs, prefix)
 }
 
 // waiting reports member i still bootstrapping, or failed once the
@@ -119,16 +119,25 @@ func (v vanilla) waiting(op operation, outputs map[string]json.RawMessage, i, n 
 	if i > 0 {
 		step = "kubeadm join --control-plane"
 	}
-	if started, err := outputString(outputs, "bootstrap_started_at"); err == nil {
-		if t, err := time.Parse(time.RFC3339, started); err == nil && v.now().After(t.Add(settleTimeout)) {
-			return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
-				Message: fmt.Sprintf("control plane %d of %d never reported its bootstrap (%s) within %s of the machines' creation: "+
-					"it failed before it could report or cannot reach SSM; read /var/log/kubeopera/bootstrap.log on %s "+
-					"(aws ssm start-session --target <instance>)", i+1, n, step, settleTimeout, instance(outputs, i))}
-		}
+	if v.pastDeadline(outputs) {
+		return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
+			Message: fmt.Sprintf("control plane %d of %d never reported its bootstrap (%s) within %s of the machines' creation: "+
+				"it failed before it could report or cannot reach SSM; read /var/log/kubeopera/bootstrap.log on %s "+
+				"(aws ssm start-session --target <instance>)", i+1, n, step, settleTimeout, instance(outputs, i))}
 	}
 	return &sdk.OperationStatus{State: sdk.Running, Progress: terraformShare + (100-terraformShare)*i/n,
 		Message: fmt.Sprintf("machines created; control plane %d of %d bootstrapping (%s)", i+1, n, step)}
+}
+
+// pastDeadline reports whether settleTimeout has passed since the
+// machines were created (bootstrap_started_at).
+func (v vanilla) pastDeadline(outputs map[string]json.RawMessage) bool {
+	started, err := outputString(outputs, "bootstrap_started_at")
+	if err != nil {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, started)
+	return err == nil && v.now().After(t.Add(settleTimeout))
 }
 
 // instance names member i's EC2 instance from the outputs, if known.

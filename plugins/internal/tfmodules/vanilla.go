@@ -107,6 +107,7 @@ func Vanilla(in VanillaInput) (terraform.Module, error) {
 			{Name: "ssm_prefix", Expr: "module.compute.ssm_prefix"},
 			{Name: "bootstrap_started_at", Expr: "module.compute.bootstrap_started_at"},
 			{Name: "control_plane_instance_ids", Expr: "module.compute.control_plane_instance_ids"},
+			{Name: "worker_autoscaling_group_name", Expr: "module.compute.worker_autoscaling_group_name"},
 		},
 	}
 	m, err := build(root, "vpc", "security", "compute")
