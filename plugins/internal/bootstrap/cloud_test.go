@@ -34,8 +34,8 @@ func TestNodesUseTheExternalCloudProviderUnderTheirPrivateDNSName(t *testing.T) 
 			t.Errorf("%s: /etc/default/kubelet = %q (%v), want KUBELET_EXTRA_ARGS=--cloud-provider=external", n, env, err)
 		}
 		name := map[string]string{"cp0": "kubeadm-init-start", "w0": "kubeadm-join-start"}[n]
-		if args := evs[index(t, evs, n, name)].args + " "; !strings.Contains(args, " --node-name "+privateDNSName(ip)+" ") {
-			t.Errorf("%s: kubeadm args %q, want --node-name %s", n, args, privateDNSName(ip))
+		if args := evs[index(t, evs, n, name)].args + " "; !strings.Contains(args, ` name: "`+privateDNSName(ip)+`" `) {
+			t.Errorf("%s: kubeadm configuration %q, want nodeRegistration name %s", n, args, privateDNSName(ip))
 		}
 	}
 	// The kubelet must not start before it has the flag.

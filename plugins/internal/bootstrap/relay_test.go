@@ -31,9 +31,9 @@ func TestControlPlanesJoinOneAtATimeAndWorkersAfterInit(t *testing.T) {
 		t.Fatalf("kubeadm init ran %d times, want once", n)
 	}
 	initArgs := " " + evs[index(t, evs, "cp0", "kubeadm-init-start")].args + " "
-	for _, want := range []string{" --upload-certs ", " --control-plane-endpoint api.kubeopera.test:6443 ",
-		" --apiserver-cert-extra-sans public.kubeopera.test ",
-		" --certificate-key " + stubKey + " ", " --token " + stubToken + " ", " --kubernetes-version v1.36.1 "} {
+	for _, want := range []string{" --upload-certs ", ` controlPlaneEndpoint: "api.kubeopera.test:6443" `,
+		` certSANs:   - "public.kubeopera.test" `, ` certificateKey: "` + stubKey + `" `, ` - token: "` + stubToken + `" `,
+		` kubernetesVersion: "v1.36.1" `, ` podSubnet: "10.244.0.0/16" `} {
 		if !strings.Contains(initArgs, want) {
 			t.Errorf("kubeadm init args %q lack %q", initArgs, want)
 		}
@@ -82,18 +82,23 @@ func checkJoinArgs(t *testing.T, evs []event, hash string) {
 	t.Helper()
 	for _, n := range []string{"cp1", "cp2"} {
 		args := " " + evs[index(t, evs, n, "kubeadm-join-start")].args + " "
-		for _, want := range []string{"join api.kubeopera.test:6443 ", " --control-plane ", " --certificate-key " + stubKey + " ",
-			" --token " + stubToken + " ", " --discovery-token-ca-cert-hash " + hash + " "} {
+		for _, want := range []string{` apiServerEndpoint: "api.kubeopera.test:6443" `, ` controlPlane:   certificateKey: "` + stubKey + `" `,
+			` token: "` + stubToken + `" `, ` caCertHashes:     - "` + hash + `" `} {
 			if !strings.Contains(args, want) {
 				t.Errorf("%s: kubeadm join args %q lack %q", n, args, want)
 			}
 		}
 	}
 	for w, ip := range map[string]string{"w0": "10.0.1.20", "w1": "10.0.2.20"} {
-		args := evs[index(t, evs, w, "kubeadm-join-start")].args
-		if want := "join api.kubeopera.test:6443 --token " + stubToken + " --discovery-token-ca-cert-hash " + hash +
-			" --node-name " + privateDNSName(ip); args != want {
-			t.Errorf("%s: kubeadm join args = %q, want %q", w, args, want)
+		args := evs[index(t, evs, w, "kubeadm-join-start")].args + " "
+		for _, want := range []string{` apiServerEndpoint: "api.kubeopera.test:6443" `, ` token: "` + stubToken + `" `,
+			` caCertHashes:     - "` + hash + `" `, ` name: "` + privateDNSName(ip) + `" `} {
+			if !strings.Contains(args, want) {
+				t.Errorf("%s: kubeadm join configuration %q lacks %q", w, args, want)
+			}
+		}
+		if strings.Contains(args, "controlPlane:") {
+			t.Errorf("%s: a worker joins as a control plane: %q", w, args)
 		}
 	}
 }
@@ -239,10 +244,10 @@ func TestSingleControlPlaneUsesItsOwnAddress(t *testing.T) {
 	requireExit(t, res, "cp0", 0)
 	requireExit(t, res, "w0", 0)
 	evs := r.events()
-	if args := evs[index(t, evs, "cp0", "kubeadm-init-start")].args; !strings.Contains(args, "--control-plane-endpoint 10.0.1.10:6443 ") {
+	if args := evs[index(t, evs, "cp0", "kubeadm-init-start")].args; !strings.Contains(args, `controlPlaneEndpoint: "10.0.1.10:6443"`) {
 		t.Errorf("kubeadm init args %q: want the instance's private IP as endpoint", args)
 	}
-	if args := evs[index(t, evs, "w0", "kubeadm-join-start")].args; !strings.HasPrefix(args, "join 10.0.1.10:6443 ") {
+	if args := evs[index(t, evs, "w0", "kubeadm-join-start")].args; !strings.Contains(args, `apiServerEndpoint: "10.0.1.10:6443"`) {
 		t.Errorf("worker join args %q: want the endpoint member 0 published", args)
 	}
 	taint, label := false, false
@@ -262,7 +267,7 @@ func TestSingleControlPlaneUsesItsOwnAddress(t *testing.T) {
 			"or a LoadBalancer Service has no target")
 	}
 	checkSecrets(t, r, res, caHash(t, res["cp0"].root), "10.0.1.10", "single-public.kubeopera.test")
-	if args := evs[index(t, evs, "cp0", "kubeadm-init-start")].args; !strings.Contains(args, "--apiserver-cert-extra-sans single-public.kubeopera.test ") {
+	if args := evs[index(t, evs, "cp0", "kubeadm-init-start")].args; !strings.Contains(args, `certSANs:   - "single-public.kubeopera.test"`) {
 		t.Errorf("kubeadm init args %q: the public endpoint is not in the API server certificate's SANs", args)
 	}
 	var installs []string

@@ -27,25 +27,20 @@ ca_cert_hash() {
 }
 
 init_cluster() {
-	local endpoint token certificate_key version node
-	local -a sans=()
+	local endpoint token certificate_key version node config="$KO_WORK/kubeadm.yaml"
 	step resolve-endpoint
 	endpoint="$(control_plane_endpoint)"
 	node="$(node_name)"
-	if [ -n "$KO_PUBLIC_ENDPOINT" ]; then
-		sans=(--apiserver-cert-extra-sans "$KO_PUBLIC_ENDPOINT")
-	fi
 	step kubeadm-init
 	# Generated here rather than parsed from kubeadm's output, so they are
 	# never printed; --skip-*-print keeps them out of the log as well.
 	token="$(kubeadm token generate)"
 	certificate_key="$(kubeadm certs certificate-key)"
 	version="$(kubeadm version -o short)"
+	init_config "$endpoint" "$token" "$certificate_key" "$version" "$node" >"$config"
 	map_endpoint_to_self
-	kubeadm_tries init --control-plane-endpoint "$endpoint:6443" --upload-certs \
-		--certificate-key "$certificate_key" --token "$token" "${sans[@]}" \
-		--pod-network-cidr "$KO_POD_CIDR" --kubernetes-version "$version" --node-name "$node" \
-		--skip-token-print --skip-certificate-key-print
+	kubeadm_tries init --config "$config" --upload-certs --skip-token-print --skip-certificate-key-print
+	rm -f "$config"
 	step install-cni
 	install_cni
 	install_cloud_controller
@@ -112,6 +107,30 @@ unmap_endpoint() {
 	fi
 }
 
+# init_config ENDPOINT TOKEN CERTIFICATE_KEY VERSION NODE prints member 0's
+# kubeadm configuration. It holds secrets: it only goes to a root-only file.
+init_config() {
+	printf '%s\n' 'apiVersion: kubeadm.k8s.io/v1beta4' 'kind: InitConfiguration' 'bootstrapTokens:' \
+		"- token: \"$2\"" "certificateKey: \"$3\"" 'nodeRegistration:' "  name: \"$5\"" '---' \
+		'apiVersion: kubeadm.k8s.io/v1beta4' 'kind: ClusterConfiguration' "kubernetesVersion: \"$4\"" \
+		"controlPlaneEndpoint: \"$1:6443\"" 'networking:' "  podSubnet: \"$KO_POD_CIDR\""
+	if [ -n "$KO_PUBLIC_ENDPOINT" ]; then
+		printf '%s\n' 'apiServer:' '  certSANs:' "  - \"$KO_PUBLIC_ENDPOINT\""
+	fi
+}
+
+# join_config ENDPOINT TOKEN CA_CERT_HASH NODE [CERTIFICATE_KEY] prints the
+# kubeadm configuration of a joining node, of a control plane when given a
+# certificate key. It holds secrets: it only goes to a root-only file.
+join_config() {
+	printf '%s\n' 'apiVersion: kubeadm.k8s.io/v1beta4' 'kind: JoinConfiguration' 'discovery:' '  bootstrapToken:' \
+		"    apiServerEndpoint: \"$1:6443\"" "    token: \"$2\"" '    caCertHashes:' "    - \"$3\"" \
+		'nodeRegistration:' "  name: \"$4\""
+	if [ -n "${5:-}" ]; then
+		printf '%s\n' 'controlPlane:' "  certificateKey: \"$5\""
+	fi
+}
+
 # kubeadm_tries runs kubeadm init or join up to three times, with kubeadm
 # reset between tries, before it gives up.
 kubeadm_tries() {
@@ -151,8 +170,9 @@ join_control_plane() {
 	hash="$(field ca_cert_hash <<<"$join")"
 	node="$(node_name)"
 	step kubeadm-join
-	kubeadm_tries join "$endpoint:6443" --control-plane --certificate-key "$certificate_key" \
-		--token "$token" --discovery-token-ca-cert-hash "$hash" --node-name "$node"
+	join_config "$endpoint" "$token" "$hash" "$node" "$certificate_key" >"$KO_WORK/kubeadm.yaml"
+	kubeadm_tries join --config "$KO_WORK/kubeadm.yaml"
+	rm -f "$KO_WORK/kubeadm.yaml"
 	untaint_self
 	install_refresher
 	step publish-joined

@@ -12,7 +12,9 @@ worker_main() {
 	hash="$(field ca_cert_hash <<<"$join")"
 	node="$(node_name)"
 	step kubeadm-join
-	kubeadm_tries join "$endpoint:6443" --token "$token" --discovery-token-ca-cert-hash "$hash" --node-name "$node"
+	join_config "$endpoint" "$token" "$hash" "$node" >"$KO_WORK/kubeadm.yaml"
+	kubeadm_tries join --config "$KO_WORK/kubeadm.yaml"
+	rm -f "$KO_WORK/kubeadm.yaml"
 	step publish-joined
 	relay_put_text "$KO_MARKER" String joined
 }
