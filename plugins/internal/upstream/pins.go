@@ -11,7 +11,7 @@ import (
 	"slices"
 )
 
-// Checked is the day every row was last checked against upstream.
+// Checked is the day the rows below were last checked against upstream.
 const Checked = "2026-12-01"
 
 // Pin is one upstream part at one version.
@@ -25,6 +25,8 @@ type Pin struct {
 	// Proof names the test that checks the row against upstream, or says
 	// that only a real AWS run can.
 	Proof string
+	// Checked is the day the row was last checked against upstream.
+	Checked string
 }
 
 // The binaries every node installs from their GitHub releases, each
@@ -33,18 +35,18 @@ var (
 	// Containerd: containerd's own RELEASES.md at this version recommends
 	// it for every Kubernetes minor the vanilla plugin offers (1.37 needs
 	// 2.3 or later; 2.1 reached end of life on 2026-07-03).
-	Containerd = Pin{Part: "containerd", Version: "2.4.2",
+	Containerd = Pin{Checked: Checked, Part: "containerd", Version: "2.4.2",
 		Source: "https://github.com/containerd/containerd/releases",
 		Proof:  "TestContainerdIsRecommendedForEveryOfferedKubernetes (RELEASES.md of github.com/containerd/containerd/v2@v2.4.2)"}
 	// Runc: the release containerd tests this containerd with
 	// (script/setup/runc-version); 1.3.0 had CVE-2025-31133, -52565 and
 	// -52881, fixed from 1.3.3.
-	Runc = Pin{Part: "runc", Version: "1.5.2",
+	Runc = Pin{Checked: Checked, Part: "runc", Version: "1.5.2",
 		Source: "https://github.com/opencontainers/runc/releases",
 		Proof:  "TestRuncIsTheOneContainerdTestsWith (script/setup/runc-version of containerd v2.4.2; github.com/opencontainers/runc@v1.5.2 served)"}
 	// CNIPlugins are the reference plugins (bridge, portmap, loopback)
 	// flannel's CNI configuration delegates to.
-	CNIPlugins = Pin{Part: "CNI plugins", Version: "v1.10.0",
+	CNIPlugins = Pin{Checked: Checked, Part: "CNI plugins", Version: "v1.10.0",
 		Source: "https://github.com/containernetworking/plugins/releases",
 		Proof:  "TestCNIPluginsAreServedAndNotOlderThanContainerdTests (github.com/containernetworking/plugins@v1.10.0; containerd v2.4.2 tests v1.9.1)"}
 )
@@ -53,12 +55,12 @@ var (
 // byte for byte (the node checks FlannelManifestSHA256). Its images are on
 // ghcr.io, where flannel publishes from v0.26.4 on.
 var (
-	Flannel = Pin{Part: "flannel manifest", Version: "v0.28.10",
+	Flannel = Pin{Checked: Checked, Part: "flannel manifest", Version: "v0.28.10",
 		Source: "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.10/Documentation/kube-flannel.yml",
 		Proof:  "TestFlannelManifestIsUpstreams (Documentation/kube-flannel.yml of github.com/flannel-io/flannel@v0.28.10)"}
-	FlannelImage = Pin{Part: "flannel image", Version: "ghcr.io/flannel-io/flannel:v0.28.10",
+	FlannelImage = Pin{Checked: Checked, Part: "flannel image", Version: "ghcr.io/flannel-io/flannel:v0.28.10",
 		Source: "ghcr.io", Proof: Flannel.Proof}
-	FlannelCNIPluginImage = Pin{Part: "flannel CNI plugin image", Version: "ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3",
+	FlannelCNIPluginImage = Pin{Checked: Checked, Part: "flannel CNI plugin image", Version: "ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3",
 		Source: "ghcr.io", Proof: Flannel.Proof}
 )
 
@@ -89,7 +91,7 @@ func CloudController(minor string) (Pin, error) {
 	if !ok {
 		return Pin{}, fmt.Errorf("no cloud-provider-aws release is pinned for Kubernetes %s", minor)
 	}
-	return Pin{Part: "cloud-provider-aws (Kubernetes " + minor + ")", Version: v,
+	return Pin{Checked: Checked, Part: "cloud-provider-aws (Kubernetes " + minor + ")", Version: v,
 		Source: "https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=" + v,
 		Proof:  "TestCloudControllerIsUpstreamsBase (examples/existing-cluster/base of k8s.io/cloud-provider-aws@" + v + ")"}, nil
 }
@@ -107,21 +109,21 @@ func CloudControllerMinors() []string {
 // EBSCSIDriverRef is the aws-ebs-csi-driver git ref whose stable kustomize
 // overlay a vanilla cluster's member 0 applies. The Go module proxy
 // refuses the driver's module, so nothing here can read it.
-var EBSCSIDriverRef = Pin{Part: "aws-ebs-csi-driver (vanilla)", Version: "release-1.45",
+var EBSCSIDriverRef = Pin{Checked: Checked, Part: "aws-ebs-csi-driver (vanilla)", Version: "release-1.45",
 	Source: "https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable",
 	Proof:  "none here (the proxy refuses the module): only a real AWS run shows the overlay applies"}
 
 // Kubernetes is kubeadm, kubelet and kubectl: the newest patch (or the
 // requested one) of each minor awsprovider.VanillaVersions offers, from
 // the pkgs.k8s.io repository of that minor.
-var Kubernetes = Pin{Part: "kubeadm, kubelet, kubectl", Version: "minors of awsprovider.VanillaVersions",
+var Kubernetes = Pin{Checked: Checked, Part: "kubeadm, kubelet, kubectl", Version: "minors of awsprovider.VanillaVersions",
 	Source: "https://pkgs.k8s.io/core:/stable:/v<minor>/deb/",
 	Proof:  "TestEveryOfferedMinorHasACloudController; the packages themselves only on a real AWS run"}
 
 // TerraformAWSProvider is the hashicorp/aws constraint of every module.
 // Terraform takes no expression in required_providers, so the modules'
 // versions.tf spell it; a test holds them to this row.
-var TerraformAWSProvider = Pin{Part: "Terraform AWS provider", Version: "~> 5.0",
+var TerraformAWSProvider = Pin{Checked: Checked, Part: "Terraform AWS provider", Version: "~> 5.0",
 	Source: "registry.terraform.io/hashicorp/aws",
 	Proof:  "TestModulesRequireThePinnedAWSProvider (the proxy refuses the provider's module; only terraform init on a real run resolves it)"}
 

@@ -164,8 +164,8 @@ func TestEveryRowIsComplete(t *testing.T) {
 		if p.Part == "" || p.Version == "" || p.Source == "" || p.Proof == "" {
 			t.Errorf("incomplete row %+v", p)
 		}
-	}
-	if _, err := time.Parse(time.DateOnly, upstream.Checked); err != nil {
-		t.Errorf("Checked = %q: %v", upstream.Checked, err)
+		if _, err := time.Parse(time.DateOnly, p.Checked); err != nil {
+			t.Errorf("%s: checked on %q: %v", p.Part, p.Checked, err)
+		}
 	}
 }

@@ -26,3 +26,18 @@ func ModuleDir(ctx context.Context, path, version string) (string, error) {
 	}
 	return info.Dir, nil
 }
+
+// Versions lists the versions of module path the Go module proxy serves.
+func Versions(ctx context.Context, path string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-versions", "-json", path)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var info struct{ Versions []string }
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("list the versions of %s on the Go module proxy: %w %s", path, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &info); err != nil {
+		return nil, fmt.Errorf("list the versions of %s: %w", path, err)
+	}
+	return info.Versions, nil
+}
