@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: all build plugins cli tools testbin generate check-generated vet check-format lint test bench run dev image clean web web-types test-web bench-web
+.PHONY: all build plugins cli tools testbin test-aws generate check-generated vet check-format lint test bench run dev image clean web web-types test-web bench-web
 
 all: build
 
@@ -83,6 +83,17 @@ test: check-generated vet check-format lint build testbin
 	$(GO) run ./hack/with-sandbox $(GO) -C sdk/terraform test -count=1 -timeout 20m ./...
 	KUBEOPERA_TEST_DEV=1 $(GO) test -count=1 -timeout 20m -run 'TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing|TestOutsiderPluginProvisionsThroughTheServerToReady' ./cmd/kubeopera/
 	$(MAKE) -o build -o testbin test-web
+
+# The AWS plugins' upstream checks that need kubeadm: hack/build-kubeadm.sh
+# builds it from k8s.io/kubernetes for every offered minor into
+# bin/kubeadm/<version> (skipped when there), then `kubeadm config
+# validate` runs on every configuration the bootstrap renders, beside the
+# other checks against upstream's modules (flannel, containerd,
+# cloud-provider-aws). Not part of `make test`: the cold build is long.
+test-aws:
+	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
+	hack/build-kubeadm.sh
+	KUBEOPERA_TEST_AWS=1 $(GO) test -count=1 -timeout 20m ./plugins/internal/upstream/ ./plugins/internal/bootstrap/ ./plugins/internal/tfmodules/
 
 # Lint: golangci-lint pinned in hack/golangci-lint/go.mod (its own module),
 # the config in .golangci.yml, over the root module and the SDK's modules,
