@@ -152,6 +152,12 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	}
 	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/1", "String", "joined")
 	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/members/2", "String", "joined")
+	// Done only once the two workers (nodeCount's default) joined.
+	if st = waitState(t, p, op.ID, w.creds, sdk.Running, 10*time.Second); !strings.Contains(st.Message, "0 of 2 workers joined") {
+		t.Errorf("control planes up, no worker yet: %q, want 0 of 2 workers joined", st.Message)
+	}
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/workers/i-0w1", "String", "joined")
+	w.aws.SSM.Put("/kubeopera/prod-eu/n0nce/workers/i-0w2", "String", "joined")
 	waitState(t, p, op.ID, w.creds, sdk.Succeeded, 10*time.Second)
 
 	// What the control planes publish: a 2-hour token of the
@@ -179,7 +185,7 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
-	if left := w.aws.SSM.Names("/kubeopera/prod-eu/n0nce"); len(left) != 0 || !strings.Contains(done.Message, "deleted 3 bootstrap parameters") {
+	if left := w.aws.SSM.Names("/kubeopera/prod-eu/n0nce"); len(left) != 0 || !strings.Contains(done.Message, "deleted 5 bootstrap parameters") {
 		t.Errorf("after Destroy (%q) the relay still holds %v", done.Message, left)
 	}
 	if _, ok := w.aws.EC2.Volume("vol-free"); ok || !strings.Contains(done.Message, "volume vol-stuck (in-use, attached to i-0gone)") {

@@ -61,8 +61,11 @@ func TestProvisionedClusterConvergesToReady(t *testing.T) {
 	t.Cleanup(host.Close)
 	creds := sealedCredential(t, "cred-aws", user)
 
-	// What the first control plane publishes when kubeadm init is done.
+	// What the first control plane publishes when kubeadm init is done,
+	// and the two workers once they joined.
 	aws.SSM.Put("/kubeopera/c2/members/0", "String", "ready")
+	aws.SSM.Put("/kubeopera/c2/workers/i-0w1", "String", "joined")
+	aws.SSM.Put("/kubeopera/c2/workers/i-0w2", "String", "joined")
 	aws.SSM.Put("/kubeopera/c2/admin-kubeconfig", "SecureString", string(f.target.Kubeconfig))
 
 	stop := f.managerWith(t, &controller.Reconciler{Pipeline: f.pipeline(f.chart.URL), PollInterval: 250 * time.Millisecond,
