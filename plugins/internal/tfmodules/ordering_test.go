@@ -77,34 +77,7 @@ func TestSubnetConsumersWaitForRoutesAndGateways(t *testing.T) {
 				}
 			}
 		}
-		for _, b := range dirs["modules/vpc"] {
-			if b.Type != "output" {
-				continue
-			}
-			var refs []string
-			for _, a := range b.Body.Attributes {
-				if a.Name != "depends_on" {
-					refs = append(refs, addresses(a.Expr)...)
-				}
-			}
-			exposesSubnet := slices.ContainsFunc(refs, func(r string) bool { return strings.HasPrefix(r, "aws_subnet.") })
-			want, isSubnetOutput := subnetReadiness[b.Labels[0]]
-			if exposesSubnet && !isSubnetOutput {
-				t.Errorf("%s: vpc output %q hands out a subnet without waiting for its routes", name, b.Labels[0])
-			}
-			if !isSubnetOutput {
-				continue
-			}
-			var deps []string
-			if a, ok := b.Body.Attributes["depends_on"]; ok {
-				deps = addresses(a.Expr)
-			}
-			for _, w := range want {
-				if !slices.Contains(deps, w) {
-					t.Errorf("%s: vpc output %q does not depend on %s, so its consumers may start before the subnet can route", name, b.Labels[0], w)
-				}
-			}
-		}
+		checkSubnetOutputs(t, name, dirs["modules/vpc"])
 		for _, b := range dirs["."] {
 			if b.Type != "module" {
 				continue
@@ -128,6 +101,40 @@ func TestSubnetConsumersWaitForRoutesAndGateways(t *testing.T) {
 				if len(b.Labels) > 0 && (b.Labels[0] == "aws_subnet" || b.Labels[0] == "aws_subnets") {
 					t.Errorf("%s: %s has its own %s %q; subnets come from the vpc module's outputs", name, dir, b.Type, b.Labels[0])
 				}
+			}
+		}
+	}
+}
+
+// checkSubnetOutputs checks that every vpc output handing out a subnet is
+// one of subnetReadiness and depends on what that lists.
+func checkSubnetOutputs(t *testing.T, name string, vpc []*hclsyntax.Block) {
+	t.Helper()
+	for _, b := range vpc {
+		if b.Type != "output" {
+			continue
+		}
+		var refs []string
+		for _, a := range b.Body.Attributes {
+			if a.Name != "depends_on" {
+				refs = append(refs, addresses(a.Expr)...)
+			}
+		}
+		exposesSubnet := slices.ContainsFunc(refs, func(r string) bool { return strings.HasPrefix(r, "aws_subnet.") })
+		want, isSubnetOutput := subnetReadiness[b.Labels[0]]
+		if exposesSubnet && !isSubnetOutput {
+			t.Errorf("%s: vpc output %q hands out a subnet without waiting for its routes", name, b.Labels[0])
+		}
+		if !isSubnetOutput {
+			continue
+		}
+		var deps []string
+		if a, ok := b.Body.Attributes["depends_on"]; ok {
+			deps = addresses(a.Expr)
+		}
+		for _, w := range want {
+			if !slices.Contains(deps, w) {
+				t.Errorf("%s: vpc output %q does not depend on %s, so its consumers may start before the subnet can route", name, b.Labels[0], w)
 			}
 		}
 	}
