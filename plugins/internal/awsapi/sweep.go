@@ -18,8 +18,8 @@ import (
 // the EBS CSI driver volumes, the cloud controller (or EKS) load
 // balancers, their target groups and security groups. They carry the
 // tag kubernetes.io/cluster/<cluster name> = owned (the EBS driver only
-// when started with --k8s-tag-cluster-id or given the tag as an extra
-// volume tag: its own ebs.csi.aws.com/cluster = true is on every
+// when started with --k8s-tag-cluster-id; it refuses the key as an extra
+// volume tag. Its own ebs.csi.aws.com/cluster = true is on every
 // cluster's volumes and says nothing of which). Sweep deletes what is
 // left of them after terraform destroy.
 

@@ -76,6 +76,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 					"endpoint_public_access":  cty.BoolVal(in.PublicAccess),
 					"endpoint_private_access": cty.BoolVal(in.PrivateAccess),
 					"public_access_cidrs":     stringList(cidrs),
+					"ebs_csi_addon_version":   cty.StringVal(EBSCSIAddonVersion),
 				},
 				References: map[string]string{
 					"control_plane_subnet_ids": "module.vpc.private_subnet_ids",

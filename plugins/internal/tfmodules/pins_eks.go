@@ -1,0 +1,15 @@
+package tfmodules
+
+// Upstream parts the EKS modules pin. These move into
+// plugins/internal/upstream (the one table of pinned parts).
+const (
+	// EBSCSIAddonVersion is the aws-ebs-csi-driver EKS add-on the eks
+	// module installs: driver v1.64.0, upstream's newest release on
+	// 2026-12-01 (kubernetes-sigs/aws-ebs-csi-driver CHANGELOG.md), in
+	// EKS's first build of it. Validate asks EKS (DescribeAddonVersions)
+	// whether it is offered for the requested Kubernetes minor.
+	EBSCSIAddonVersion = "v1.64.0-eksbuild.1"
+	// EBSCSIDriverVersion is the upstream release EBSCSIAddonVersion
+	// packages; the tests carry its rules over, citing files at this tag.
+	EBSCSIDriverVersion = "v1.64.0"
+)
