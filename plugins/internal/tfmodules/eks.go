@@ -41,7 +41,7 @@ var EKSUnsupportedZoneIDs = []string{"use1-az3", "usw1-az2", "cac1-az3"}
 
 // awsRequirement and tlsRequirement pin the providers the modules declare.
 var (
-	awsRequirement = terraform.ProviderRequirement{Source: "hashicorp/aws", Version: "~> 5.0"}
+	awsRequirement = terraform.ProviderRequirement{Source: "hashicorp/aws", Version: AWSProviderVersion}
 	tlsRequirement = terraform.ProviderRequirement{Source: "hashicorp/tls", Version: "~> 4.0"}
 )
 

@@ -12,4 +12,11 @@ const (
 	// EBSCSIDriverVersion is the upstream release EBSCSIAddonVersion
 	// packages; the tests carry its rules over, citing files at this tag.
 	EBSCSIDriverVersion = "v1.64.0"
+	// AWSProviderVersion is the constraint on hashicorp/aws of every root
+	// and module: the provider's current major. Nothing the modules use was
+	// renamed or removed in 6.0 (its guide, website/docs/guides/
+	// version-6-upgrade.html.markdown: aws_eip vpc, aws_eks_addon
+	// resolve_conflicts, aws_instance cpu_core_count, data aws_region name
+	// are all unused here).
+	AWSProviderVersion = "~> 6.0"
 )
