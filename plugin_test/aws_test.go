@@ -71,7 +71,8 @@ func newAWSWorld(t *testing.T, flavour string, extra map[string]string) *awsWorl
 	w := &awsWorld{aws: fake, mgmt: mgmt,
 		creds: sdk.Credentials{"kind": "access_key", "accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey},
 		env: []string{"KUBEOPERA_STATE_KUBECONFIG=" + mgmt.KubeconfigPath, "KUBEOPERA_TERRAFORM_DIR=" + t.TempDir(),
-			"KUBEOPERA_TERRAFORM_MODULE_DIR=" + modules, "TF_CLI_CONFIG_FILE=/dev/null", "CHECKPOINT_DISABLE=1"}}
+			"KUBEOPERA_TERRAFORM_MODULE_DIR=" + modules, "TF_CLI_CONFIG_FILE=/dev/null", "CHECKPOINT_DISABLE=1",
+			"KUBEOPERA_AWS_PREFLIGHT=on"}}
 	for k, v := range fake.Env() {
 		w.env = append(w.env, k+"="+v)
 	}
@@ -226,8 +227,8 @@ func TestEKSKubeconfigCarriesAShortLivedToken(t *testing.T) {
 	}
 }
 
-// With an STS endpoint configured, Validate proves the credential with
-// sts:GetCallerIdentity: a key AWS does not know is refused by field.
+// Validate proves the credential with sts:GetCallerIdentity: a key AWS
+// does not know is refused by field.
 func TestValidateProvesTheCredentialWithSTS(t *testing.T) {
 	w := newAWSWorld(t, "eks", nil)
 	p := w.connect(t, "aws-eks")
