@@ -66,6 +66,17 @@ func Sweep(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult
 	return res, sweepSecurityGroups(ctx, cfg, clusterName, &res)
 }
 
+// SweepLoadBalancers is Sweep's load balancer step alone (ELBv2 load
+// balancers, then their target groups), for the pass before terraform
+// destroy: while the cluster runs, its volumes are attached and its
+// security groups in use, but a load balancer it made in the public
+// subnets would keep terraform from deleting them.
+func SweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult, error) {
+	var res SweepResult
+	err := sweepLoadBalancers(ctx, cfg, clusterName, &res)
+	return res, err
+}
+
 // ec2Call sends one EC2 query-protocol call and returns the answer.
 func ec2Call(ctx context.Context, cfg aws.Config, form url.Values) ([]byte, error) {
 	form.Set("Version", "2016-11-15")
