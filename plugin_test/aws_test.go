@@ -71,8 +71,7 @@ func newAWSWorld(t *testing.T, flavour string, extra map[string]string) *awsWorl
 	w := &awsWorld{aws: fake, mgmt: mgmt,
 		creds: sdk.Credentials{"kind": "access_key", "accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey},
 		env: []string{"KUBEOPERA_STATE_KUBECONFIG=" + mgmt.KubeconfigPath, "KUBEOPERA_TERRAFORM_DIR=" + t.TempDir(),
-			"KUBEOPERA_TERRAFORM_MODULE_DIR=" + modules, "TF_CLI_CONFIG_FILE=/dev/null", "CHECKPOINT_DISABLE=1",
-			"KUBEOPERA_AWS_PREFLIGHT=on"}}
+			"KUBEOPERA_TERRAFORM_MODULE_DIR=" + modules, "TF_CLI_CONFIG_FILE=/dev/null", "CHECKPOINT_DISABLE=1"}}
 	for k, v := range fake.Env() {
 		w.env = append(w.env, k+"="+v)
 	}
