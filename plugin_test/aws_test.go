@@ -180,16 +180,23 @@ func TestVanillaProvisionsThroughTerraformAndTheSSMRelay(t *testing.T) {
 	owned := map[string]string{"kubernetes.io/cluster/kubeopera-prod-eu": "owned"}
 	w.aws.EC2.AddVolume(fakeaws.Volume{ID: "vol-free", State: "available", Tags: owned})
 	w.aws.EC2.AddVolume(fakeaws.Volume{ID: "vol-stuck", State: "in-use", Instance: "i-0gone", Tags: owned})
+	// An ingress NLB in the public subnets would keep terraform from
+	// deleting them: it is gone before Destroy has started terraform.
+	w.aws.ELB.AddLoadBalancer(fakeaws.LoadBalancer{ARN: "arn:lb/ingress", Name: "ingress", Tags: owned})
 	del, err := p.Destroy(ctx, sdk.DestroyRequest{ClusterID: "prod-eu", Inputs: inputs, Credentials: w.creds})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if w.aws.ELB.Exists("arn:lb/ingress") {
+		t.Error("Destroy started terraform with the cluster's load balancer still there")
 	}
 	done := waitState(t, p, del.ID, w.creds, sdk.Succeeded, time.Minute)
 	if left := w.aws.SSM.Names("/kubeopera/prod-eu/n0nce"); len(left) != 0 || !strings.Contains(done.Message, "deleted 5 bootstrap parameters") {
 		t.Errorf("after Destroy (%q) the relay still holds %v", done.Message, left)
 	}
-	if _, ok := w.aws.EC2.Volume("vol-free"); ok || !strings.Contains(done.Message, "volume vol-stuck (in-use, attached to i-0gone)") {
-		t.Errorf("after Destroy (%q): want vol-free deleted and vol-stuck named", done.Message)
+	if _, ok := w.aws.EC2.Volume("vol-free"); ok || !strings.Contains(done.Message, "volume vol-stuck (in-use, attached to i-0gone)") ||
+		!strings.Contains(done.Message, "load balancer ingress") {
+		t.Errorf("after Destroy (%q): want vol-free deleted, vol-stuck named and the load balancer reported", done.Message)
 	}
 	if _, ok := w.aws.SSM.Get("/kubeopera/prod-eu/members/0"); !ok {
 		t.Error("Destroy deleted a parameter outside its own provision's relay path")
@@ -232,8 +239,8 @@ func TestEKSKubeconfigCarriesAShortLivedToken(t *testing.T) {
 	}
 }
 
-// With an STS endpoint configured, Validate proves the credential with
-// sts:GetCallerIdentity: a key AWS does not know is refused by field.
+// Validate proves the credential with sts:GetCallerIdentity: a key AWS
+// does not know is refused by field.
 func TestValidateProvesTheCredentialWithSTS(t *testing.T) {
 	w := newAWSWorld(t, "eks", nil)
 	p := w.connect(t, "aws-eks")

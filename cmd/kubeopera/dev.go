@@ -99,11 +99,19 @@ func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptio
 }
 
 // devPluginSettings points the local provider at the environment's
-// directory (so Stop removes its clusters) and at the sandbox binaries.
+// directory (so Stop removes its clusters) and at the sandbox binaries,
+// and turns the AWS plugins' checks against AWS off unless the operator
+// set KUBEOPERA_AWS_PREFLIGHT: dev runs offline, and its browser tests
+// validate AWS requests with example keys.
 func devPluginSettings(env *devenv.Env) error {
 	bin, err := sandbox.BinDir()
 	if err != nil {
 		return err
+	}
+	if _, set := os.LookupEnv("KUBEOPERA_AWS_PREFLIGHT"); !set {
+		if err := os.Setenv("KUBEOPERA_AWS_PREFLIGHT", "off"); err != nil {
+			return err
+		}
 	}
 	if err := os.Setenv("KUBEOPERA_LOCAL_CLUSTERS_DIR", env.LocalClusters); err != nil {
 		return err

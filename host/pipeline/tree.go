@@ -19,7 +19,16 @@ import (
 func (p *Pipeline) params(hc *v1.HostCluster) gitops.Params {
 	return gitops.Params{ClusterID: hc.Name, ClusterName: hc.Name, Domain: hc.Spec.Domain, Path: hc.Spec.GitOpsPath,
 		ImageRegistry: p.o.ImageRegistry, Version: p.o.Version, PullSecret: p.pullSecret(hc),
-		AdminEmail: hc.Spec.AdminEmail, Provider: treeProvider(hc.Spec.Provider), FluxNamespace: fluxsync.Namespace}
+		AdminEmail: hc.Spec.AdminEmail, Provider: treeProvider(hc.Spec.Provider), FluxNamespace: fluxsync.Namespace,
+		DefaultStorageClass: madeWithoutDefaultStorageClass(hc.Spec.Mode)}
+}
+
+// madeWithoutDefaultStorageClass reports the clusters KubeOpera provisioned
+// with no default StorageClass of their own, on which the tree's gp3 class
+// becomes the one default: aws-vanilla's and EKS's. The plugins make none,
+// so the tree's is the only default on either topology.
+func madeWithoutDefaultStorageClass(m v1.Mode) bool {
+	return m == v1.ModeProvisionVanilla || m == v1.ModeProvisionEKS
 }
 
 // treeProvider is the cloud the GitOps tree picks its storage for: a

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"testing"
 
+	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
 )
 
@@ -18,6 +19,17 @@ func TestTreeProviderMapsUnknownCloudsToOther(t *testing.T) {
 			Provider: treeProvider(in), FluxNamespace: "flux-system", Version: "v0.1.0"}
 		if err := p.Validate(); err != nil {
 			t.Errorf("provider %q: tree params refused: %v", in, err)
+		}
+	}
+}
+
+// The tree's StorageClass is the default on the clusters the AWS plugins
+// provision, which have none, and not on connected ones, which may.
+func TestTreeStorageClassIsDefaultOnlyOnProvisionedAWSClusters(t *testing.T) {
+	for mode, want := range map[v1.Mode]bool{v1.ModeProvisionVanilla: true, v1.ModeProvisionEKS: true,
+		v1.ModeConnectExisting: false, v1.ModeProvision: false, "": false} {
+		if got := madeWithoutDefaultStorageClass(mode); got != want {
+			t.Errorf("mode %q: default StorageClass %v, want %v", mode, got, want)
 		}
 	}
 }

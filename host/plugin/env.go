@@ -33,7 +33,7 @@ var BaseEnv = []string{
 	// ships: the Terraform runner's (executor, image, workspace, state
 	// cluster), the AWS plugins' endpoints and credential check, and the
 	// local provider's directories. None of them holds a secret.
-	"KUBEOPERA_TERRAFORM_*", "KUBEOPERA_STATE_KUBECONFIG", "KUBEOPERA_AWS_VERIFY_CREDENTIALS",
+	"KUBEOPERA_TERRAFORM_*", "KUBEOPERA_STATE_KUBECONFIG", "KUBEOPERA_AWS_PREFLIGHT",
 	"AWS_ENDPOINT_URL*", "KUBEOPERA_LOCAL_CLUSTERS_DIR", "KUBEOPERA_TESTBIN_DIR",
 }
 

@@ -33,14 +33,16 @@ var DefaultInstanceTypes = []InstanceType{
 }
 
 // EC2 is a fake Amazon EC2 speaking the EC2 query protocol (form-encoded
-// POSTs, XML answers): DescribeInstanceTypes, and the volume and security
+// POSTs, XML answers): DescribeInstanceTypes, DescribeInstanceTypeOfferings
+// (ec2offer.go), and the volume and security
 // group calls of ec2res.go.
 type EC2 struct {
 	iam *IAM
 
-	mu    sync.Mutex
-	types map[string]InstanceType
-	calls int
+	mu        sync.Mutex
+	types     map[string]InstanceType
+	offerings map[string][]string // instance type -> zone IDs
+	calls     int
 
 	resources ec2Resources
 }
@@ -48,9 +50,10 @@ type EC2 struct {
 // NewEC2 returns an EC2 that knows DefaultInstanceTypes and accepts the
 // keys of iam.
 func NewEC2(iam *IAM) *EC2 {
-	e := &EC2{iam: iam, types: map[string]InstanceType{}}
+	e := &EC2{iam: iam, types: map[string]InstanceType{}, offerings: map[string][]string{}}
 	for _, t := range DefaultInstanceTypes {
 		e.types[t.Name] = t
+		e.offerings[t.Name] = DefaultZoneIDs
 	}
 	return e
 }
@@ -105,7 +108,13 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ec2Error(w, http.StatusBadRequest, "InvalidParameterValue", "Version must be 2016-11-15")
 		return
 	}
+	if e.iam.denied("ec2:" + form.Get("Action")) {
+		ec2Error(w, http.StatusForbidden, "UnauthorizedOperation", "You are not authorized to perform this operation.")
+		return
+	}
 	switch form.Get("Action") {
+	case "DescribeInstanceTypeOfferings":
+		e.describeOfferings(w, form)
 	case "DescribeInstanceTypes":
 		e.describeInstanceTypes(w, form)
 	case "DescribeVolumes", "DeleteVolume", "DescribeSecurityGroups", "DeleteSecurityGroup":

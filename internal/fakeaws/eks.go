@@ -28,20 +28,42 @@ var DefaultClusterVersions = []ClusterVersion{
 	{"1.33", ExtendedSupport}, {"1.32", ExtendedSupport},
 }
 
+// AddonVersion is one version of an add-on and the Kubernetes minors it
+// runs on.
+type AddonVersion struct {
+	Addon, Version string
+	Minors         []string
+}
+
+// DefaultAddonVersions are the add-on versions a new fake EKS offers: the
+// EBS CSI driver build the plugins pin, on every default cluster version.
+var DefaultAddonVersions = []AddonVersion{
+	{"aws-ebs-csi-driver", "v1.64.0-eksbuild.1", []string{"1.36", "1.35", "1.34", "1.33", "1.32"}},
+}
+
 // EKS is a fake Amazon EKS speaking its REST-JSON protocol:
-// DescribeClusterVersions (GET /cluster-versions).
+// DescribeClusterVersions (GET /cluster-versions) and DescribeAddonVersions
+// (GET /addons/supported-versions).
 type EKS struct {
 	iam *IAM
 
 	mu       sync.Mutex
 	versions []ClusterVersion
+	addons   []AddonVersion
 	calls    int
 }
 
-// NewEKS returns an EKS offering DefaultClusterVersions that accepts the
-// keys of iam.
+// NewEKS returns an EKS offering DefaultClusterVersions and
+// DefaultAddonVersions that accepts the keys of iam.
 func NewEKS(iam *IAM) *EKS {
-	return &EKS{iam: iam, versions: slices.Clone(DefaultClusterVersions)}
+	return &EKS{iam: iam, versions: slices.Clone(DefaultClusterVersions), addons: slices.Clone(DefaultAddonVersions)}
+}
+
+// SetAddonVersions replaces the add-on versions EKS offers.
+func (e *EKS) SetAddonVersions(v ...AddonVersion) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.addons = slices.Clone(v)
 }
 
 // SetVersions replaces the versions EKS offers.
@@ -80,8 +102,18 @@ func (e *EKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		eksError(w, http.StatusForbidden, code, aerr.msg)
 		return
 	}
-	if r.Method != http.MethodGet || r.URL.Path != "/cluster-versions" {
+	action := map[string]string{"/cluster-versions": "eks:DescribeClusterVersions",
+		"/addons/supported-versions": "eks:DescribeAddonVersions"}[r.URL.Path]
+	if r.Method != http.MethodGet || action == "" {
 		eksError(w, http.StatusNotFound, "ResourceNotFoundException", "no route for "+r.Method+" "+r.URL.Path)
+		return
+	}
+	if e.iam.denied(action) {
+		eksError(w, http.StatusForbidden, "AccessDeniedException", "User is not authorized to perform: "+action)
+		return
+	}
+	if action == "eks:DescribeAddonVersions" {
+		e.describeAddonVersions(w, r)
 		return
 	}
 	want := r.URL.Query()["clusterVersions"]
@@ -98,6 +130,40 @@ func (e *EKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Amzn-Requestid", requestID())
 	_ = json.NewEncoder(w).Encode(map[string]any{"clusterVersions": out})
+}
+
+type addonVersionOut struct {
+	AddonVersion    string `json:"addonVersion"`
+	Compatibilities []struct {
+		ClusterVersion string `json:"clusterVersion"`
+	} `json:"compatibilities"`
+}
+
+func (e *EKS) describeAddonVersions(w http.ResponseWriter, r *http.Request) {
+	name, minor := r.URL.Query().Get("addonName"), r.URL.Query().Get("kubernetesVersion")
+	e.mu.Lock()
+	e.calls++
+	byAddon := map[string][]addonVersionOut{}
+	for _, a := range e.addons {
+		if (name != "" && a.Addon != name) || (minor != "" && !slices.Contains(a.Minors, minor)) {
+			continue
+		}
+		out := addonVersionOut{AddonVersion: a.Version}
+		for _, m := range a.Minors {
+			out.Compatibilities = append(out.Compatibilities, struct {
+				ClusterVersion string `json:"clusterVersion"`
+			}{m})
+		}
+		byAddon[a.Addon] = append(byAddon[a.Addon], out)
+	}
+	e.mu.Unlock()
+	addons := []map[string]any{}
+	for n, versions := range byAddon {
+		addons = append(addons, map[string]any{"addonName": n, "owner": "aws", "addonVersions": versions})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Amzn-Requestid", requestID())
+	_ = json.NewEncoder(w).Encode(map[string]any{"addons": addons})
 }
 
 func eksError(w http.ResponseWriter, status int, code, msg string) {

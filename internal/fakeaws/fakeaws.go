@@ -1,10 +1,11 @@
 // Package fakeaws runs local HTTP endpoints that speak AWS's wire protocols,
 // for tests: SSM (JSON 1.1), STS (query protocol, header-signed POSTs and
-// presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes, volumes,
-// security groups), Elastic Load Balancing v2 (query protocol) and EKS
-// (REST-JSON: DescribeClusterVersions). The real aws-sdk-go-v2 clients talk to them through
-// BaseEndpoint or AWS_ENDPOINT_URL_<SERVICE>. Every request must carry a
-// SigV4 signature that the fake recomputes with the secret of a key it
+// presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes and
+// their offerings, volumes, security groups), Elastic Load Balancing v2
+// (query protocol), EKS (REST-JSON: DescribeClusterVersions,
+// DescribeAddonVersions) and Service Quotas (JSON 1.1: GetServiceQuota).
+// The real aws-sdk-go-v2 clients talk to them through BaseEndpoint or
+// AWS_ENDPOINT_URL_<SERVICE>. Every request must carry a SigV4 signature that the fake recomputes with the secret of a key it
 // issued, so a test proves that credentials flow, not just that a request
 // arrived. Errors have AWS's codes, HTTP statuses and body shapes.
 //
@@ -61,11 +62,28 @@ type IAM struct {
 	mu    sync.Mutex
 	keys  map[string]Principal
 	roles map[string]Role
+	deny  map[string]bool
 }
 
 // NewIAM returns an IAM with no keys and no roles.
 func NewIAM() *IAM {
-	return &IAM{keys: map[string]Principal{}, roles: map[string]Role{}}
+	return &IAM{keys: map[string]Principal{}, roles: map[string]Role{}, deny: map[string]bool{}}
+}
+
+// Deny makes every key's calls of action (e.g.
+// servicequotas:GetServiceQuota) fail with the service's access-denied
+// error, as a policy without it would. EC2, EKS and Service Quotas
+// honour it.
+func (i *IAM) Deny(action string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.deny[action] = true
+}
+
+func (i *IAM) denied(action string) bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.deny[action]
 }
 
 // AddUser creates an IAM user with a fresh long-term access key.
@@ -165,7 +183,7 @@ func (i *IAM) assume(r Role, session string, lifetime time.Duration) Principal {
 	return p
 }
 
-// Server is a fake SSM, STS, EC2, EKS and ELBv2 on loopback HTTP servers, sharing
+// Server is a fake SSM, STS, EC2, EKS, ELBv2 and Service Quotas on loopback HTTP servers, sharing
 // one IAM.
 type Server struct {
 	IAM *IAM
@@ -174,22 +192,25 @@ type Server struct {
 	EC2 *EC2
 	EKS *EKS
 	ELB *ELBv2
+	SQ  *ServiceQuotas
 	// SSMURL, STSURL, EC2URL and EKSURL are the endpoints, e.g.
 	// http://127.0.0.1:41234.
 	SSMURL, STSURL, EC2URL, EKSURL string
-	// ELBURL is Elastic Load Balancing v2's endpoint.
-	ELBURL string
+	// ELBURL is Elastic Load Balancing v2's endpoint, SQURL Service
+	// Quotas'.
+	ELBURL, SQURL string
 }
 
 // Start runs the fakes until the test ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
 	iam := NewIAM()
-	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam), ELB: NewELBv2(iam)}
+	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam), ELB: NewELBv2(iam),
+		SQ: NewServiceQuotas(iam)}
 	for _, e := range []struct {
 		h   http.Handler
 		url *string
-	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}, {s.ELB, &s.ELBURL}} {
+	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}, {s.ELB, &s.ELBURL}, {s.SQ, &s.SQURL}} {
 		srv := httptest.NewServer(e.h)
 		tb.Cleanup(srv.Close)
 		*e.url = srv.URL
@@ -207,6 +228,7 @@ func (s *Server) Env() map[string]string {
 		"AWS_ENDPOINT_URL_EKS": s.EKSURL,
 		// The SDK's name for Elastic Load Balancing v2's variable.
 		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2": s.ELBURL,
+		"AWS_ENDPOINT_URL_SERVICE_QUOTAS":            s.SQURL,
 	}
 }
 

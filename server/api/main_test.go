@@ -42,6 +42,14 @@ func TestMain(m *testing.M) {
 	}
 	pluginDir = dir
 	code := 1
+	// The real AWS plugins run with example keys: they must call no AWS.
+	// Their Validate calls nothing with the preflight off, and any other
+	// call (a destroy's sweep) meets a closed loopback port, not AWS.
+	for k, v := range map[string]string{"KUBEOPERA_AWS_PREFLIGHT": "off", "AWS_ENDPOINT_URL": "http://127.0.0.1:9"} {
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
+	}
 	// A file that is not a plugin, which GET /providers lists as skipped.
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("plugins go here\n"), 0o644); err != nil {
 		panic(err)

@@ -34,6 +34,10 @@ func TestFullRunLogsNoSecretsAndShutsDownGracefully(t *testing.T) {
 	}
 	defer sb.Stop()
 	plugins := t.TempDir()
+	// aws-eks runs with an example key: it must call no AWS (see
+	// server/api's TestMain).
+	t.Setenv("KUBEOPERA_AWS_PREFLIGHT", "off")
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(plugins, "kubeopera-provider-aws-eks"), "../../plugins/aws-eks").CombinedOutput(); err != nil {
 		t.Fatalf("build plugin: %v\n%s", err, out)
 	}

@@ -119,7 +119,12 @@ var storageClassFor = map[string]struct {
 	ProviderAzure: {"disk.csi.azure.com", map[string]string{"skuName": "StandardSSD_LRS"}},
 }
 
-// storage is the StorageClass for the provider (none for "other"). Volumes
+// defaultClassAnnotation marks a cluster's default StorageClass, the one
+// a claim without storageClassName gets.
+const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
+
+// storage is the StorageClass for the provider (none for "other"), the
+// cluster's default when p.DefaultStorageClass. Volumes
 // are created in the zone of the pod that first uses them
 // (WaitForFirstConsumer) and retained when their claim goes: they hold the
 // database.
@@ -131,9 +136,13 @@ func storage(p Params) []any {
 	retain := corev1.PersistentVolumeReclaimRetain
 	waitForConsumer := storagev1.VolumeBindingWaitForFirstConsumer
 	expand := true
+	meta := metav1.ObjectMeta{Name: StorageClassName}
+	if p.DefaultStorageClass {
+		meta.Annotations = map[string]string{defaultClassAnnotation: "true"}
+	}
 	return []any{&storagev1.StorageClass{
 		TypeMeta:             metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass"},
-		ObjectMeta:           metav1.ObjectMeta{Name: StorageClassName},
+		ObjectMeta:           meta,
 		Provisioner:          sc.provisioner,
 		Parameters:           sc.parameters,
 		ReclaimPolicy:        &retain,

@@ -50,6 +50,11 @@ type Params struct {
 	FluxNamespace string
 	// Database sizes KubeOpera's PostgreSQL.
 	Database Database
+	// DefaultStorageClass marks the tree's StorageClass as the cluster's
+	// default, for clusters that have none: those KubeOpera provisions on
+	// AWS (aws-vanilla makes no StorageClass; EKS from 1.30 no longer marks
+	// its in-tree gp2 class default). A connected cluster keeps its own.
+	DefaultStorageClass bool
 }
 
 // Database sizes the PostgreSQL cluster that CloudNativePG runs for KubeOpera.

@@ -44,3 +44,25 @@ func TestTreeInstallsNoCSIDriver(t *testing.T) {
 		}
 	}
 }
+
+// On a cluster KubeOpera provisioned on AWS the tree's gp3 class is the
+// one default StorageClass (the plugins make none); elsewhere it is not,
+// so a connected cluster's own default stays the only one.
+func TestTreeStorageClassIsTheOneDefaultOnlyWhenAsked(t *testing.T) {
+	for _, asked := range []bool{true, false} {
+		p := prodParams()
+		p.DefaultStorageClass = asked
+		defaults := 0
+		for _, o := range buildAll(t, p) {
+			if o.GetKind() == "StorageClass" && o.GetAnnotations()[defaultClassAnnotation] == "true" {
+				defaults++
+				if o.GetName() != StorageClassName {
+					t.Errorf("default StorageClass %s, want %s", o.GetName(), StorageClassName)
+				}
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[asked]; defaults != want {
+			t.Errorf("DefaultStorageClass=%v: %d default StorageClasses in the tree, want %d", asked, defaults, want)
+		}
+	}
+}

@@ -73,7 +73,8 @@ const (
 
 // ClusterVersionStatus asks EKS (DescribeClusterVersions) for a minor
 // version's status in cfg's region: StandardSupport, ExtendedSupport,
-// Unsupported, or "" when EKS does not offer it at all.
+// Unsupported, or "" when EKS does not offer it at all. A credential
+// without eks:DescribeClusterVersions gets a *DeniedError.
 func ClusterVersionStatus(ctx context.Context, cfg aws.Config, minor string) (string, error) {
 	doing := "look up Kubernetes " + minor + " with eks:DescribeClusterVersions"
 	q := url.Values{"clusterVersions": {minor}, "includeAll": {"true"}}
@@ -82,6 +83,9 @@ func ClusterVersionStatus(ctx context.Context, cfg aws.Config, minor string) (st
 		return "", err
 	}
 	data, err := send(ctx, cfg, "eks", req, nil, jsonError)
+	if d := asDenied(err, "eks:DescribeClusterVersions"); d != nil {
+		return "", d
+	}
 	if err != nil {
 		return "", classifyRaw(err, doing)
 	}

@@ -18,8 +18,8 @@ import (
 // the EBS CSI driver volumes, the cloud controller (or EKS) load
 // balancers, their target groups and security groups. They carry the
 // tag kubernetes.io/cluster/<cluster name> = owned (the EBS driver only
-// when started with --k8s-tag-cluster-id or given the tag as an extra
-// volume tag: its own ebs.csi.aws.com/cluster = true is on every
+// when started with --k8s-tag-cluster-id; it refuses the key as an extra
+// volume tag. Its own ebs.csi.aws.com/cluster = true is on every
 // cluster's volumes and says nothing of which). Sweep deletes what is
 // left of them after terraform destroy.
 
@@ -64,6 +64,17 @@ func Sweep(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult
 		return res, err
 	}
 	return res, sweepSecurityGroups(ctx, cfg, clusterName, &res)
+}
+
+// SweepLoadBalancers is Sweep's load balancer step alone (ELBv2 load
+// balancers, then their target groups), for the pass before terraform
+// destroy: while the cluster runs, its volumes are attached and its
+// security groups in use, but a load balancer it made in the public
+// subnets would keep terraform from deleting them.
+func SweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult, error) {
+	var res SweepResult
+	err := sweepLoadBalancers(ctx, cfg, clusterName, &res)
+	return res, err
 }
 
 // ec2Call sends one EC2 query-protocol call and returns the answer.

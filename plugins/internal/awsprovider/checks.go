@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -21,40 +23,163 @@ const (
 	minControlPlaneMemMiB = 1741
 )
 
-// checkWithAWS asks AWS what only AWS knows: that the instance type exists
-// in the region with an architecture the node images have (and, for
-// kubeadm control planes, kubeadm's minimum size), and for EKS that the
-// version is in standard support there.
-func (p *Provider) checkWithAWS(ctx context.Context, cfg aws.Config, in map[string]string) error {
-	var errs []sdk.FieldError
-	add := func(field, format string, args ...any) {
-		errs = append(errs, sdk.FieldError{Field: "inputs." + field, Message: fmt.Sprintf(format, args...)})
+// preflight is what checkWithAWS found: the problems to report, and
+// the checks it skipped because the credential may not make their call.
+type preflight struct {
+	errs    []sdk.FieldError
+	skipped []*awsapi.DeniedError
+}
+
+func (f *preflight) add(field, format string, args ...any) {
+	f.errs = append(f.errs, sdk.FieldError{Field: "inputs." + field, Message: fmt.Sprintf(format, args...)})
+}
+
+// skip records a check the credential may not make and returns nil, or
+// returns err when it is any other failure.
+func (f *preflight) skip(err error) error {
+	var d *awsapi.DeniedError
+	if errors.As(err, &d) {
+		f.skipped = append(f.skipped, d)
+		return nil
 	}
+	return err
+}
+
+// checkWithAWS asks AWS what only AWS knows before anything is created:
+// that the instance type exists in the region with an architecture the
+// node images have (and, for kubeadm control planes, kubeadm's minimum
+// size) in as many zones as the cluster spans; for EKS, that the version
+// is in standard support and the pinned EBS CSI add-on is offered for it;
+// and that the nodes fit the account's vCPU quota.
+//
+// The EC2 calls are ones terraform makes too, so a credential refused them
+// fails here as it would fail the apply. The EKS version, add-on and quota
+// calls are Validate's own: a credential refused them has the check
+// skipped, with a warning in the plugin's log naming the IAM action.
+func (p *Provider) checkWithAWS(ctx context.Context, cfg aws.Config, in map[string]string) error {
+	var f preflight
 	it, err := awsapi.DescribeInstanceType(ctx, cfg, in["instanceType"])
 	switch {
 	case errors.Is(err, awsapi.ErrNoSuchInstanceType):
-		add("instanceType", "EC2 does not offer %s in %s; pick one it offers there, e.g. t3.medium", in["instanceType"], in["region"])
+		f.add("instanceType", "EC2 does not offer %s in %s; pick one it offers there, e.g. t3.medium", in["instanceType"], in["region"])
 	case err != nil:
 		return err
 	default:
-		errs = append(errs, instanceTypeProblems(p.opts, it)...)
-	}
-	if !p.opts.ControlPlane {
-		minor, _, _ := p.opts.Versions.Resolve(in["kubernetesVersion"])
-		status, err := awsapi.ClusterVersionStatus(ctx, cfg, minor)
-		if err != nil {
+		f.errs = append(f.errs, instanceTypeProblems(p.opts, it)...)
+		if err := p.checkZones(ctx, cfg, in, &f); err != nil {
 			return err
 		}
-		switch status {
-		case awsapi.StandardSupport:
-		case awsapi.ExtendedSupport:
-			add("kubernetesVersion", "EKS has Kubernetes %s in extended support only, billed at the extended-support rate; use %s",
-				minor, p.opts.Versions.Default)
-		default:
-			add("kubernetesVersion", "EKS in %s does not offer Kubernetes %s for new clusters; use %s", in["region"], minor, p.opts.Versions.Default)
+		if err := f.skip(checkQuota(ctx, cfg, in, it, p.opts, &f)); err != nil {
+			return err
 		}
 	}
-	return sdk.InvalidInput(errs...)
+	if !p.opts.ControlPlane {
+		if err := f.skip(p.checkEKSVersion(ctx, cfg, in, &f)); err != nil {
+			return err
+		}
+		if err := f.skip(p.checkEBSAddon(ctx, cfg, in, &f)); err != nil {
+			return err
+		}
+	}
+	for _, d := range f.skipped {
+		sdk.Logger().Warn("a preflight check was skipped: the credential may not make its call",
+			"action", d.Action, "code", d.Code, "fix", "add "+d.Action+" to the credential's IAM policy (docs/aws.md)")
+	}
+	return sdk.InvalidInput(f.errs...)
+}
+
+// checkZones checks that EC2 offers the instance type in at least as
+// many of the region's zones as the cluster spreads over (for EKS, not
+// counting the zones EKS refuses).
+func (p *Provider) checkZones(ctx context.Context, cfg aws.Config, in map[string]string, f *preflight) error {
+	zones, err := awsapi.InstanceTypeZoneIDs(ctx, cfg, in["instanceType"])
+	if err != nil {
+		return err
+	}
+	if !p.opts.ControlPlane {
+		zones = slices.DeleteFunc(zones, func(z string) bool { return slices.Contains(tfmodules.EKSUnsupportedZoneIDs, z) })
+	}
+	if len(zones) < tfmodules.DefaultAZCount {
+		f.add("instanceType", "EC2 offers %s in %d availability zone(s) of %s (%s); the cluster spreads over %d: pick a type "+
+			"offered in more zones, e.g. t3.medium", in["instanceType"], len(zones), in["region"], orNone(zones), tfmodules.DefaultAZCount)
+	}
+	return nil
+}
+
+// checkEKSVersion asks EKS whether the minor is in standard support in
+// the region.
+func (p *Provider) checkEKSVersion(ctx context.Context, cfg aws.Config, in map[string]string, f *preflight) error {
+	minor, _, _ := p.opts.Versions.Resolve(in["kubernetesVersion"])
+	status, err := awsapi.ClusterVersionStatus(ctx, cfg, minor)
+	if err != nil {
+		return err
+	}
+	switch status {
+	case awsapi.StandardSupport:
+	case awsapi.ExtendedSupport:
+		f.add("kubernetesVersion", "EKS has Kubernetes %s in extended support only, billed at the extended-support rate; use %s",
+			minor, p.opts.Versions.Default)
+	default:
+		f.add("kubernetesVersion", "EKS in %s does not offer Kubernetes %s for new clusters; use %s", in["region"], minor, p.opts.Versions.Default)
+	}
+	return nil
+}
+
+// checkEBSAddon asks EKS whether it offers the pinned EBS CSI add-on
+// build for the minor: the apply would fail on it after the cluster and
+// its nodes were made, some 20 minutes in.
+func (p *Provider) checkEBSAddon(ctx context.Context, cfg aws.Config, in map[string]string, f *preflight) error {
+	minor, _, _ := p.opts.Versions.Resolve(in["kubernetesVersion"])
+	versions, err := awsapi.AddonVersions(ctx, cfg, "aws-ebs-csi-driver", minor)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(versions, tfmodules.EBSCSIAddonVersion) {
+		f.add("kubernetesVersion", "EKS in %s offers no aws-ebs-csi-driver add-on %s for Kubernetes %s (it offers %s); this plugin "+
+			"installs that build: pick a Kubernetes version it is offered for, or a KubeOpera release that pins another",
+			in["region"], tfmodules.EBSCSIAddonVersion, minor, orNone(versions))
+	}
+	return nil
+}
+
+// checkQuota compares the vCPUs the nodes need with the account's quota
+// of on-demand standard instances (Service Quotas L-1216C47A). Other
+// families have quotas of their own, which this does not read.
+func checkQuota(ctx context.Context, cfg aws.Config, in map[string]string, it awsapi.InstanceType, o Options, f *preflight) error {
+	if !standardFamily(it.Name) {
+		return nil
+	}
+	nodes, _ := strconv.Atoi(in["nodeCount"])
+	if o.ControlPlane {
+		cp, _ := strconv.Atoi(in["controlPlaneCount"])
+		nodes += cp
+	}
+	need := nodes * it.VCPUs
+	quota, err := awsapi.VCPUQuota(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if float64(need) > quota {
+		f.add("nodeCount", "the cluster needs %d vCPUs of on-demand standard instances (%d × %s, %d vCPUs each), above the account's "+
+			"quota of %.0f in %s (Service Quotas, EC2 %s), which instances already running share: lower the count, pick a smaller "+
+			"type, or request an increase in the Service Quotas console", need, nodes, it.Name, it.VCPUs, quota, in["region"],
+			awsapi.OnDemandStandardVCPUQuota)
+	}
+	return nil
+}
+
+// standardFamily reports whether instances of type t count against the
+// on-demand standard quota: families A, C, D, H, I, M, R, T and Z, but
+// not the accelerated or special ones whose names start with the same
+// letters (inf, dl, hpc, trn, mac).
+func standardFamily(t string) bool {
+	family, _, _ := strings.Cut(t, ".")
+	for _, other := range []string{"inf", "dl", "hpc", "trn", "mac"} {
+		if strings.HasPrefix(family, other) {
+			return false
+		}
+	}
+	return family != "" && strings.ContainsRune("acdhimrtz", rune(family[0]))
 }
 
 // instanceTypeProblems checks an instance type against what the nodes
@@ -73,4 +198,11 @@ func instanceTypeProblems(o Options, it awsapi.InstanceType) []sdk.FieldError {
 		return nil
 	}
 	return []sdk.FieldError{{Field: "inputs.instanceType", Message: strings.Join(msgs, "; ")}}
+}
+
+func orNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
 }

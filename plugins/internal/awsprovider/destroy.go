@@ -67,6 +67,41 @@ func finishDestroy(ctx context.Context, creds sdk.Credentials, op operation, out
 	return out, nil
 }
 
+// sweepBeforeDestroy deletes the load balancers the cluster's controllers
+// made (an ingress Service's NLB, say) before terraform destroy starts: one
+// left in the public subnets holds addresses there, so terraform cannot
+// delete the subnets, the destroy fails, and the sweep after it never runs.
+// What it deleted goes into the destroy's record, so the final message
+// names it. An error stops the Destroy call, saying what failed; the host
+// calls again.
+func (p *Provider) sweepBeforeDestroy(ctx context.Context, creds sdk.Credentials, op operation) error {
+	log, err := p.sweepLogs.get()
+	if err != nil {
+		return err
+	}
+	cfg, err := awsapi.Config(ctx, creds, op.Region)
+	if err != nil {
+		return err
+	}
+	rec, cm, err := log.load(ctx, op)
+	if err != nil {
+		return sdk.Unavailable("before terraform destroy: %v", err)
+	}
+	name := tfmodules.Name(op.ClusterID)
+	swept, err := awsapi.SweepLoadBalancers(ctx, cfg, name)
+	if len(swept.Deleted) > 0 {
+		rec.Deleted = append(rec.Deleted, swept.Deleted...)
+		if serr := log.save(ctx, op, rec, cm); serr != nil {
+			return sdk.Unavailable("before terraform destroy, deleted %s: %v", strings.Join(swept.Deleted, ", "), serr)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("before terraform destroy, deleting the load balancers Kubernetes created for the cluster (tagged %s): %w",
+			awsapi.ClusterTag(name), err)
+	}
+	return nil
+}
+
 // finalMessage is the destroy's last message: what every pass deleted,
 // then what AWS would not delete.
 func finalMessage(msg string, op operation, rec sweepRecord, left []awsapi.Leftover) string {

@@ -117,3 +117,66 @@ func TestDestroyIgnoresAnotherOperationsRecord(t *testing.T) {
 		t.Errorf("got %+v, %v", st, err)
 	}
 }
+
+// A load balancer the cluster made in the public subnets would keep
+// terraform destroy from deleting them: Destroy deletes it before
+// terraform starts, and leaves the volumes (still attached) and security
+// groups (still in use) to the sweep after. The final message still names
+// the load balancer, deleted by the pass before.
+func TestLoadBalancersAreSweptBeforeTerraformDestroy(t *testing.T) {
+	aws := fakeAWS(t)
+	sb := managementCluster(t)
+	user := aws.IAM.AddUser("123456789012", "kubeopera")
+	creds := sdk.Credentials{"kind": "access_key", "accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey}
+	owned := map[string]string{awsapi.ClusterTag("kubeopera-c1"): "owned"}
+	aws.ELB.AddLoadBalancer(fakeaws.LoadBalancer{ARN: "arn:lb/ingress", Name: "ingress", Tags: owned})
+	aws.ELB.AddLoadBalancer(fakeaws.LoadBalancer{ARN: "arn:lb/other", Name: "other",
+		Tags: map[string]string{awsapi.ClusterTag("kubeopera-c2"): "owned"}})
+	aws.EC2.AddVolume(fakeaws.Volume{ID: "vol-free", State: "available", Tags: owned})
+	aws.EC2.AddSecurityGroup(fakeaws.SecurityGroup{ID: "sg-lb", Name: "k8s-elb-ingress", Tags: owned})
+	p := EKS("test")
+	log := restartedLog(t, sb)
+	p.sweepLogs.log = &log
+	op := operation{Action: "destroy", ClusterID: "c1", Region: "eu-north-1"}
+	ctx := context.Background()
+
+	if err := p.sweepBeforeDestroy(ctx, creds, op); err != nil {
+		t.Fatal(err)
+	}
+	if aws.ELB.Exists("arn:lb/ingress") || !aws.ELB.Exists("arn:lb/other") {
+		t.Errorf("before terraform: ingress exists %v (want deleted), other cluster's exists %v (want kept)",
+			aws.ELB.Exists("arn:lb/ingress"), aws.ELB.Exists("arn:lb/other"))
+	}
+	if _, ok := aws.EC2.Volume("vol-free"); !ok {
+		t.Error("the pass before terraform deleted a volume; volumes wait for the pass after")
+	}
+	if _, ok := aws.EC2.SecurityGroup("sg-lb"); !ok {
+		t.Error("the pass before terraform deleted a security group; they wait for the pass after")
+	}
+	st, err := finishDestroy(ctx, creds, op, sdk.OperationStatus{State: sdk.Succeeded, Message: "destroyed"}, restartedLog(t, sb))
+	if err != nil || st.State != sdk.Succeeded {
+		t.Fatalf("after terraform: %+v, %v", st, err)
+	}
+	for _, want := range []string{"load balancer ingress", "volume vol-free", "security group sg-lb"} {
+		if strings.Count(st.Message, want) != 1 {
+			t.Errorf("final message %q names %q %d times, want once", st.Message, want, strings.Count(st.Message, want))
+		}
+	}
+}
+
+// An unreachable AWS stops Destroy before terraform starts, saying what
+// failed, rather than starting a destroy the load balancer would block.
+func TestDestroyStopsWhenTheSweepBeforeItFails(t *testing.T) {
+	aws := fakeAWS(t)
+	sb := managementCluster(t)
+	user := aws.IAM.AddUser("123456789012", "kubeopera")
+	creds := sdk.Credentials{"kind": "access_key", "accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey}
+	t.Setenv("AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2", "http://127.0.0.1:1")
+	p := EKS("test")
+	log := restartedLog(t, sb)
+	p.sweepLogs.log = &log
+	err := p.sweepBeforeDestroy(context.Background(), creds, operation{Action: "destroy", ClusterID: "c1", Region: "eu-north-1"})
+	if err == nil || !strings.Contains(err.Error(), "before terraform destroy") || !sdk.IsRetryable(err) {
+		t.Errorf("got %v (retryable %v), want a retryable error saying the sweep before terraform destroy failed", err, sdk.IsRetryable(err))
+	}
+}

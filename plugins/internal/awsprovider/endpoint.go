@@ -3,6 +3,7 @@ package awsprovider
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -85,6 +86,13 @@ func validateEndpoint(o Options, in map[string]string, bad map[string]bool) []sd
 	case public && len(cidrs) == 0:
 		return []sdk.FieldError{{Field: field, Message: "is required: list who may reach the Kubernetes API, at least the address " +
 			"KubeOpera's management side connects from (e.g. " + allowedCIDRsExample + "); use 0.0.0.0/0 only to open it to everyone"}}
+	case !o.ControlPlane && in[inputPrivateAccess] == "false" && !slices.Contains(cidrs, "0.0.0.0/0"):
+		// Without the private endpoint the nodes, in private subnets, reach
+		// the API through the NAT gateway's address, which is created with
+		// the cluster and so is in no allow-list given now: they never join.
+		return []sdk.FieldError{{Field: "inputs." + inputPrivateAccess, Message: "is false while apiAllowedCIDRs is not 0.0.0.0/0: " +
+			"the nodes would reach the public endpoint from the VPC's NAT gateway address, which the allow-list does not hold, " +
+			"and never join; set endpointPrivateAccess to true (the nodes then use the private endpoint) or apiAllowedCIDRs to 0.0.0.0/0"}}
 	}
 	return nil
 }

@@ -61,6 +61,9 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 		if outputs, err := exec.Outputs(ctx, id); err == nil {
 			op.Relay = p.flavour.relay(id, outputs)
 		}
+		if err := p.sweepBeforeDestroy(ctx, creds, op); err != nil {
+			return sdk.Operation{}, err
+		}
 	}
 	if err := exec.Start(ctx, terraform.Run{ID: id, Action: action, Module: module, Env: env}); err != nil {
 		return sdk.Operation{}, err

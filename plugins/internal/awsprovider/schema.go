@@ -84,6 +84,9 @@ func Validate(o Options, inputs map[string]string, creds sdk.Credentials) []sdk.
 	}
 	if r := in["region"]; r != "" && !regionRE.MatchString(r) {
 		add("region", "%q is not an AWS region name; use one like eu-north-1 or us-east-2", r)
+	} else if p := unsupportedPartition(r); p != "" {
+		add("region", "%s is in the %s, which these plugins do not support (their modules, tokens and IAM policy are "+
+			"written and tested for the aws and aws-us-gov partitions); use a region such as eu-north-1 or us-gov-west-1", r, p)
 	}
 	if t := in["instanceType"]; !instanceTypeRE.MatchString(t) {
 		add("instanceType", "%q is not an EC2 instance type; use one like t3.medium or m6i.large", t)
@@ -106,6 +109,29 @@ func Validate(o Options, inputs map[string]string, creds sdk.Credentials) []sdk.
 	}
 	errs = append(errs, validateEndpoint(o, in, bad)...)
 	return append(errs, validateCredentials(creds)...)
+}
+
+// unsupportedPartitions are the AWS partitions whose regions are refused,
+// by region name prefix; the modules' ARNs come from aws_partition, but
+// nothing else (endpoints, EKS tokens, image parameters, the policy in
+// docs/aws.md) was ever checked against them.
+var unsupportedPartitions = []struct{ prefix, name string }{
+	{"cn-", "AWS China partition (aws-cn)"},
+	{"us-isob-", "AWS Secret Region partition (aws-iso-b)"},
+	{"us-iso-", "AWS Top Secret partition (aws-iso)"},
+	{"eu-isoe-", "AWS European isolated partition (aws-iso-e)"},
+	{"us-isof-", "AWS isolated partition aws-iso-f"},
+}
+
+// unsupportedPartition names the partition of region when it is one the
+// plugins refuse, else "".
+func unsupportedPartition(region string) string {
+	for _, p := range unsupportedPartitions {
+		if strings.HasPrefix(region, p.prefix) {
+			return p.name
+		}
+	}
+	return ""
 }
 
 // validateCredentials checks the shape of an AWS credential; only AWS can say

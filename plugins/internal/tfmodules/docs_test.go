@@ -11,7 +11,7 @@ import (
 // docs/aws.md's IAM policy is valid JSON and grants what the modules and
 // the plugins call beyond plain resource CRUD: passing the node and cluster
 // roles, service-linked roles, EKS's OIDC provider, the relay's cleanup,
-// the public Ubuntu image parameter and Validate's describe calls. Its
+// the public Ubuntu image parameter and Validate's preflight calls. Its
 // role ARNs match the names the modules give their roles.
 func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 	doc, err := os.ReadFile("../../../docs/aws.md")
@@ -21,6 +21,9 @@ func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 	m := regexp.MustCompile("(?s)```json\n(.*?)```").FindSubmatch(doc)
 	if m == nil {
 		t.Fatal("docs/aws.md has no json policy block")
+	}
+	if !strings.Contains(string(doc), "`"+EBSCSIAddonVersion+"`") {
+		t.Errorf("docs/aws.md does not name the pinned EBS CSI add-on %s", EBSCSIAddonVersion)
 	}
 	var policy struct {
 		Statement []struct {
@@ -37,7 +40,10 @@ func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 		"elasticloadbalancing:SetSecurityGroups", "kms:CreateKey",
 		// The sweep after a destroy (awsapi.Sweep); Describe* covers its reads.
 		"ec2:DeleteVolume", "ec2:DeleteSecurityGroup", "elasticloadbalancing:DeleteLoadBalancer",
-		"elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:Describe*", "kms:Decrypt", "arn:aws:ssm:*::parameter/aws/service/canonical/*"} {
+		"elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:Describe*", "kms:Decrypt", "arn:aws:ssm:*::parameter/aws/service/canonical/*",
+		// Validate's preflight (awsprovider.checkWithAWS); ec2:Describe*
+		// covers DescribeInstanceTypes and DescribeInstanceTypeOfferings.
+		"eks:DescribeAddonVersions", "servicequotas:GetServiceQuota", "servicequotas:GetAWSDefaultServiceQuota"} {
 		if !strings.Contains(granted, `"`+action+`"`) {
 			t.Errorf("the documented policy does not grant %s", action)
 		}

@@ -33,9 +33,15 @@ type EKSInput struct {
 	AssumeRole *AssumeRole
 }
 
+// EKSUnsupportedZoneIDs are the availability zones where EKS cannot create
+// a cluster's control-plane network interfaces (CreateCluster answers
+// UnsupportedAvailabilityZoneException); zone IDs name the same physical
+// zone in every account, unlike zone names. eksctl avoids the same ones.
+var EKSUnsupportedZoneIDs = []string{"use1-az3", "usw1-az2", "cac1-az3"}
+
 // awsRequirement and tlsRequirement pin the providers the modules declare.
 var (
-	awsRequirement = terraform.ProviderRequirement{Source: "hashicorp/aws", Version: "~> 5.0"}
+	awsRequirement = terraform.ProviderRequirement{Source: "hashicorp/aws", Version: AWSProviderVersion}
 	tlsRequirement = terraform.ProviderRequirement{Source: "hashicorp/tls", Version: "~> 4.0"}
 )
 
@@ -66,7 +72,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 		Providers:         []terraform.Provider{c.awsProvider()},
 		Backend:           "kubernetes",
 		Modules: []terraform.ModuleCall{
-			c.vpcCall(),
+			c.vpcCall(EKSUnsupportedZoneIDs...),
 			{Name: "eks", Source: "./modules/eks",
 				Inputs: map[string]cty.Value{
 					"name":                    cty.StringVal(Name(c.ClusterID)),
@@ -76,6 +82,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 					"endpoint_public_access":  cty.BoolVal(in.PublicAccess),
 					"endpoint_private_access": cty.BoolVal(in.PrivateAccess),
 					"public_access_cidrs":     stringList(cidrs),
+					"ebs_csi_addon_version":   cty.StringVal(EBSCSIAddonVersion),
 				},
 				References: map[string]string{
 					"control_plane_subnet_ids": "module.vpc.private_subnet_ids",

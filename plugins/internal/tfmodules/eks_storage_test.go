@@ -29,10 +29,8 @@ func TestEKSInstallsTheEBSDriverWithAnIRSARole(t *testing.T) {
 	if got := expr(t, files, "depends_on", "resource", "aws_eks_addon", "ebs_csi"); !strings.Contains(got, "aws_eks_node_group.this") {
 		t.Errorf("add-on depends_on = %s: it turns ACTIVE only once its controller runs on a node", got)
 	}
-	// The sweep after a destroy finds the cluster's volumes by this tag.
-	if got := expr(t, files, "configuration_values", "resource", "aws_eks_addon", "ebs_csi"); !strings.Contains(got,
-		`extraVolumeTags = { "kubernetes.io/cluster/${var.name}" = "owned" }`) {
-		t.Errorf("add-on configuration_values = %s, want the cluster's ownership tag as an extra volume tag", got)
+	if got := expr(t, files, "addon_version", "resource", "aws_eks_addon", "ebs_csi"); got != "var.ebs_csi_addon_version" {
+		t.Errorf("add-on addon_version = %s, want the pinned var.ebs_csi_addon_version (else EKS picks its default)", got)
 	}
 	if got := expr(t, files, "role", "resource", "aws_iam_role_policy_attachment", "ebs_csi"); got != "aws_iam_role.ebs_csi.name" {
 		t.Errorf("driver policy attached to %s", got)

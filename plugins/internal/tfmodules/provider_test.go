@@ -1,6 +1,7 @@
 package tfmodules
 
 import (
+	"io/fs"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -86,5 +87,66 @@ func TestTheProviderAssumesTheRoleItself(t *testing.T) {
 		if b.Type == "assume_role" {
 			t.Error("an access key credential got an assume_role block")
 		}
+	}
+}
+
+// Every module and both roots ask for the same hashicorp/aws constraint,
+// on the provider's current major: Terraform resolves one provider for the
+// whole tree, so one module left on another major makes init fail.
+func TestEveryModuleRequiresTheCurrentAWSProviderMajor(t *testing.T) {
+	if AWSProviderVersion != "~> 6.0" {
+		t.Errorf("AWS provider constraint %q: the current major is 6 (checked 2026-12-01)", AWSProviderVersion)
+	}
+	paths, err := fs.Glob(embedded, "modules/*/versions.tf")
+	if err != nil || len(paths) < 4 {
+		t.Fatalf("module versions files %v: %v", paths, err)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		files[p], _ = fs.ReadFile(embedded, p)
+	}
+	for name, m := range trees(t) {
+		files[name+" root"] = m.Files["main.tf"]
+	}
+	for name, src := range files {
+		f, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		got := ""
+		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+			for _, rp := range b.Body.Blocks {
+				if b.Type != "terraform" || rp.Type != "required_providers" || rp.Body.Attributes["aws"] == nil {
+					continue
+				}
+				v, diags := rp.Body.Attributes["aws"].Expr.Value(nil)
+				if diags.HasErrors() {
+					t.Fatalf("%s: %v", name, diags)
+				}
+				got = v.GetAttr("version").AsString()
+			}
+		}
+		if got != AWSProviderVersion {
+			t.Errorf("%s requires hashicorp/aws %q, want %q", name, got, AWSProviderVersion)
+		}
+	}
+}
+
+// An EKS cluster whose version leaves standard support is upgraded, not
+// moved to extended support and its higher rate.
+func TestEKSClusterStaysInStandardSupport(t *testing.T) {
+	_, b, src := block(t, moduleFiles(t, "eks"), "resource", "aws_eks_cluster", "this")
+	var policies []*hclsyntax.Block
+	for _, nb := range b.Body.Blocks {
+		if nb.Type == "upgrade_policy" {
+			policies = append(policies, nb)
+		}
+	}
+	if len(policies) != 1 {
+		t.Fatalf("aws_eks_cluster.this has %d upgrade_policy blocks, want 1", len(policies))
+	}
+	a, ok := policies[0].Body.Attributes["support_type"]
+	if !ok || string(a.Expr.Range().SliceBytes(src)) != `"STANDARD"` {
+		t.Errorf("upgrade_policy support_type is not \"STANDARD\": EKS then defaults to EXTENDED and bills it")
 	}
 }

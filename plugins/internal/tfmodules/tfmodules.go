@@ -87,13 +87,18 @@ func (c common) azCount() int {
 	return c.AZCount
 }
 
-// vpcCall is the vpc module call both roots start with.
-func (c common) vpcCall() terraform.ModuleCall {
-	return terraform.ModuleCall{Name: "vpc", Source: "./modules/vpc", Inputs: map[string]cty.Value{
+// vpcCall is the vpc module call both roots start with; its subnets stay
+// out of the zones of excludeZoneIDs.
+func (c common) vpcCall(excludeZoneIDs ...string) terraform.ModuleCall {
+	call := terraform.ModuleCall{Name: "vpc", Source: "./modules/vpc", Inputs: map[string]cty.Value{
 		"name":         cty.StringVal(Name(c.ClusterID)),
 		"cluster_name": cty.StringVal(Name(c.ClusterID)),
 		"az_count":     cty.NumberIntVal(int64(c.azCount())),
 	}}
+	if len(excludeZoneIDs) > 0 {
+		call.Inputs["exclude_zone_ids"] = stringList(excludeZoneIDs)
+	}
+	return call
 }
 
 // tags are the tags every resource of the cluster carries.

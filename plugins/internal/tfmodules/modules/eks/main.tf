@@ -48,6 +48,13 @@ resource "aws_eks_cluster" "this" {
     bootstrap_cluster_creator_admin_permissions = true
   }
 
+  # When its version leaves standard support, EKS upgrades the cluster
+  # instead of moving it to extended support, billed at six times the
+  # hourly rate: no cost arrives unannounced.
+  upgrade_policy {
+    support_type = "STANDARD"
+  }
+
   # The role must carry its policy before EKS uses it, and keep it until the
   # cluster is gone.
   depends_on = [aws_iam_role_policy_attachment.cluster]

@@ -44,17 +44,22 @@ resource "aws_iam_role_policy_attachment" "ebs_csi" {
 }
 
 resource "aws_eks_addon" "ebs_csi" {
-  cluster_name             = aws_eks_cluster.this.name
-  addon_name               = "aws-ebs-csi-driver"
-  service_account_role_arn = aws_iam_role.ebs_csi.arn
-  # No addon_version: EKS picks the default version for the cluster's
-  # Kubernetes version.
+  cluster_name = aws_eks_cluster.this.name
+  addon_name   = "aws-ebs-csi-driver"
+  # Pinned: EKS's default version changes under us otherwise. Validate
+  # asks EKS (DescribeAddonVersions) that it exists for the minor.
+  addon_version               = var.ebs_csi_addon_version
+  service_account_role_arn    = aws_iam_role.ebs_csi.arn
   resolve_conflicts_on_create = "OVERWRITE"
+  resolve_conflicts_on_update = "OVERWRITE"
   # The driver tags every volume ebs.csi.aws.com/cluster = true, which is
-  # the same for every cluster; this tag says whose it is, so a destroy
-  # finds and deletes the volumes this cluster left behind.
+  # the same for every cluster. k8sTagClusterId (--k8s-tag-cluster-id) makes
+  # it add kubernetes.io/cluster/<name> = owned as well, so a destroy finds
+  # and deletes the volumes this cluster left behind. The tag cannot go in
+  # extraVolumeTags: the driver refuses keys starting with kubernetes.io
+  # there, and its controller then exits at start-up.
   configuration_values = jsonencode({
-    controller = { extraVolumeTags = { "kubernetes.io/cluster/${var.name}" = "owned" } }
+    controller = { k8sTagClusterId = var.name }
   })
 
   # The add-on only becomes ACTIVE once its controller runs, which needs

@@ -54,3 +54,8 @@ variable "public_access_cidrs" {
     error_message = "public_access_cidrs must be IPv4 CIDRs such as 203.0.113.0/24."
   }
 }
+
+variable "ebs_csi_addon_version" {
+  description = "Version of the aws-ebs-csi-driver EKS add-on, e.g. v1.64.0-eksbuild.1 (eks:DescribeAddonVersions lists them)."
+  type        = string
+}

@@ -4,7 +4,8 @@
 # egress depending on one zone.
 
 data "aws_availability_zones" "available" {
-  state = "available"
+  state            = "available"
+  exclude_zone_ids = var.exclude_zone_ids
   filter {
     name   = "opt-in-status"
     values = ["opt-in-not-required"]

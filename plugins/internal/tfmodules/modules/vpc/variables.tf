@@ -27,3 +27,9 @@ variable "az_count" {
     error_message = "az_count must be a whole number from 1 to 8."
   }
 }
+
+variable "exclude_zone_ids" {
+  description = "Availability zone IDs (e.g. use1-az3) to leave out: zones where a consumer such as EKS cannot place its resources."
+  type        = list(string)
+  default     = []
+}
