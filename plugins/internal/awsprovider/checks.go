@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,10 +135,10 @@ func (p *Provider) checkEBSAddon(ctx context.Context, cfg aws.Config, in map[str
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(versions, tfmodules.EBSCSIAddonVersion) {
+	if !slices.Contains(versions, upstream.EBSCSIAddon.Version) {
 		f.add("kubernetesVersion", "EKS in %s offers no aws-ebs-csi-driver add-on %s for Kubernetes %s (it offers %s); this plugin "+
 			"installs that build: pick a Kubernetes version it is offered for, or a KubeOpera release that pins another",
-			in["region"], tfmodules.EBSCSIAddonVersion, minor, orNone(versions))
+			in["region"], upstream.EBSCSIAddon.Version, minor, orNone(versions))
 	}
 	return nil
 }

@@ -2,12 +2,12 @@ package awsprovider
 
 import (
 	"context"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"strings"
 	"testing"
 
 	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -44,8 +44,8 @@ func TestPreflightAsksAWSAndSaysWhatToChange(t *testing.T) {
 			}, "", ""},
 		{"pinned EBS add-on not offered for the version", EKS("t"), map[string]string{"kubernetesVersion": "1.36"},
 			func(s *fakeaws.Server) {
-				s.EKS.SetAddonVersions(fakeaws.AddonVersion{Addon: "aws-ebs-csi-driver", Version: tfmodules.EBSCSIAddonVersion, Minors: []string{"1.35"}})
-			}, "inputs.kubernetesVersion", "offers no aws-ebs-csi-driver add-on " + tfmodules.EBSCSIAddonVersion + " for Kubernetes 1.36 (it offers none)"},
+				s.EKS.SetAddonVersions(fakeaws.AddonVersion{Addon: "aws-ebs-csi-driver", Version: upstream.EBSCSIAddon.Version, Minors: []string{"1.35"}})
+			}, "inputs.kubernetesVersion", "offers no aws-ebs-csi-driver add-on " + upstream.EBSCSIAddon.Version + " for Kubernetes 1.36 (it offers none)"},
 		{"EKS checks skipped when denied", EKS("t"), nil,
 			func(s *fakeaws.Server) {
 				s.EKS.SetAddonVersions()

@@ -22,6 +22,6 @@ func Pins(minor string) (map[string]string, error) {
 		"flannel_manifest_sha256":  upstream.FlannelManifestSHA256,
 		"cloud_controller_version": ccm.Version,
 		"cloud_controller_image":   upstream.CloudControllerImage + ":" + ccm.Version,
-		"ebs_csi_driver_ref":       upstream.EBSCSIDriverRef.Version,
+		"ebs_csi_driver_ref":       upstream.EBSCSIDriver.Version,
 	}, nil
 }

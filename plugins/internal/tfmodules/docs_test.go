@@ -2,6 +2,7 @@ package tfmodules
 
 import (
 	"encoding/json"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"os"
 	"regexp"
 	"strings"
@@ -22,8 +23,8 @@ func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 	if m == nil {
 		t.Fatal("docs/aws.md has no json policy block")
 	}
-	if !strings.Contains(string(doc), "`"+EBSCSIAddonVersion+"`") {
-		t.Errorf("docs/aws.md does not name the pinned EBS CSI add-on %s", EBSCSIAddonVersion)
+	if !strings.Contains(string(doc), "`"+upstream.EBSCSIAddon.Version+"`") {
+		t.Errorf("docs/aws.md does not name the pinned EBS CSI add-on %s", upstream.EBSCSIAddon.Version)
 	}
 	var policy struct {
 		Statement []struct {

@@ -2,6 +2,7 @@ package tfmodules
 
 import (
 	"fmt"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 	"github.com/zclconf/go-cty/cty"
@@ -41,7 +42,7 @@ var EKSUnsupportedZoneIDs = []string{"use1-az3", "usw1-az2", "cac1-az3"}
 
 // awsRequirement and tlsRequirement pin the providers the modules declare.
 var (
-	awsRequirement = terraform.ProviderRequirement{Source: "hashicorp/aws", Version: AWSProviderVersion}
+	awsRequirement = terraform.ProviderRequirement{Source: "hashicorp/aws", Version: upstream.TerraformAWSProvider.Version}
 	tlsRequirement = terraform.ProviderRequirement{Source: "hashicorp/tls", Version: "~> 4.0"}
 )
 
@@ -82,7 +83,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 					"endpoint_public_access":  cty.BoolVal(in.PublicAccess),
 					"endpoint_private_access": cty.BoolVal(in.PrivateAccess),
 					"public_access_cidrs":     stringList(cidrs),
-					"ebs_csi_addon_version":   cty.StringVal(EBSCSIAddonVersion),
+					"ebs_csi_addon_version":   cty.StringVal(upstream.EBSCSIAddon.Version),
 				},
 				References: map[string]string{
 					"control_plane_subnet_ids": "module.vpc.private_subnet_ids",

@@ -3,6 +3,7 @@ package tfmodules
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 )
 
 // The rules below are kubernetes-sigs/aws-ebs-csi-driver's own, read at
-// EBSCSIDriverVersion (the Go module proxy refuses the driver's module, so
+// upstream.EBSCSIDriver.Version (the Go module proxy refuses the driver's module, so
 // they are carried over as facts, each naming its file). Bump them with
 // the pin.
 const ebsDriverTag = "v1.64.0"
@@ -81,11 +82,11 @@ func extraTagProblem(key string) string {
 }
 
 func TestEBSDriverOptionsPassTheDriversOwnValidation(t *testing.T) {
-	if ebsDriverTag != EBSCSIDriverVersion {
-		t.Fatalf("the rules here were read at %s, the pin is %s: read them again at the new tag", ebsDriverTag, EBSCSIDriverVersion)
+	if ebsDriverTag != upstream.EBSCSIDriver.Version {
+		t.Fatalf("the rules here were read at %s, the pin is %s: read them again at the new tag", ebsDriverTag, upstream.EBSCSIDriver.Version)
 	}
-	if !regexp.MustCompile(`^` + regexp.QuoteMeta(EBSCSIDriverVersion) + `-eksbuild\.[0-9]+$`).MatchString(EBSCSIAddonVersion) {
-		t.Errorf("add-on version %s is not an EKS build of driver %s", EBSCSIAddonVersion, EBSCSIDriverVersion)
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(upstream.EBSCSIDriver.Version) + `-eksbuild\.[0-9]+$`).MatchString(upstream.EBSCSIAddon.Version) {
+		t.Errorf("add-on version %s is not an EKS build of driver %s", upstream.EBSCSIAddon.Version, upstream.EBSCSIDriver.Version)
 	}
 	name := Name(testClusterID)
 	values := ebsAddonValues(t, moduleFiles(t, "eks"), name)

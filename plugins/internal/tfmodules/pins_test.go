@@ -19,7 +19,7 @@ func pinnedLiterals() []string {
 	out := []string{upstream.Containerd.Version, upstream.Runc.Version, upstream.CNIPlugins.Version,
 		upstream.Flannel.Version, upstream.Flannel.Source, upstream.FlannelManifestSHA256, upstream.FlannelImage.Version,
 		upstream.FlannelCNIPluginImage.Version, upstream.FlannelPodCIDR, upstream.CloudControllerImage,
-		upstream.EBSCSIDriverRef.Version}
+		upstream.EBSCSIDriver.Version}
 	for _, m := range upstream.CloudControllerMinors() {
 		p, _ := upstream.CloudController(m)
 		out = append(out, p.Version)

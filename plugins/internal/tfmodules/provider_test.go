@@ -1,6 +1,7 @@
 package tfmodules
 
 import (
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"io/fs"
 	"testing"
 
@@ -94,8 +95,8 @@ func TestTheProviderAssumesTheRoleItself(t *testing.T) {
 // on the provider's current major: Terraform resolves one provider for the
 // whole tree, so one module left on another major makes init fail.
 func TestEveryModuleRequiresTheCurrentAWSProviderMajor(t *testing.T) {
-	if AWSProviderVersion != "~> 6.0" {
-		t.Errorf("AWS provider constraint %q: the current major is 6 (checked 2026-12-01)", AWSProviderVersion)
+	if upstream.TerraformAWSProvider.Version != "~> 6.0" {
+		t.Errorf("AWS provider constraint %q: the current major is 6 (checked 2026-12-01)", upstream.TerraformAWSProvider.Version)
 	}
 	paths, err := fs.Glob(embedded, "modules/*/versions.tf")
 	if err != nil || len(paths) < 4 {
@@ -126,8 +127,8 @@ func TestEveryModuleRequiresTheCurrentAWSProviderMajor(t *testing.T) {
 				got = v.GetAttr("version").AsString()
 			}
 		}
-		if got != AWSProviderVersion {
-			t.Errorf("%s requires hashicorp/aws %q, want %q", name, got, AWSProviderVersion)
+		if got != upstream.TerraformAWSProvider.Version {
+			t.Errorf("%s requires hashicorp/aws %q, want %q", name, got, upstream.TerraformAWSProvider.Version)
 		}
 	}
 }

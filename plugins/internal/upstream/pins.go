@@ -106,12 +106,22 @@ func CloudControllerMinors() []string {
 	return out
 }
 
-// EBSCSIDriverRef is the aws-ebs-csi-driver git ref whose stable kustomize
-// overlay a vanilla cluster's member 0 applies. The Go module proxy
-// refuses the driver's module, so nothing here can read it.
-var EBSCSIDriverRef = Pin{Checked: Checked, Part: "aws-ebs-csi-driver (vanilla)", Version: "release-1.45",
+// EBSCSIDriver is the aws-ebs-csi-driver release both topologies run: a
+// vanilla cluster's member 0 applies the stable kustomize overlay at this
+// tag; EKS installs EBSCSIAddon, EKS's build of it. Upstream's newest
+// release on the day checked (its CHANGELOG.md). The Go module proxy
+// refuses the driver's module, so the tests carry the rules we rely on
+// over from its source at this tag, each naming the file.
+var EBSCSIDriver = Pin{Checked: Checked, Part: "aws-ebs-csi-driver", Version: "v1.64.0",
 	Source: "https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable",
-	Proof:  "none here (the proxy refuses the module): only a real AWS run shows the overlay applies"}
+	Proof:  "TestEBSDriverOptionsPassTheDriversOwnValidation (rules read from pkg/driver at this tag; the proxy refuses the module); that the overlay applies only on a real AWS run"}
+
+// EBSCSIAddon is the EKS add-on of EBSCSIDriver the eks module pins
+// (addon_version). Only EKS knows which builds it offers: Validate asks it
+// (DescribeAddonVersions) when credentials are present.
+var EBSCSIAddon = Pin{Checked: Checked, Part: "aws-ebs-csi-driver EKS add-on", Version: "v1.64.0-eksbuild.1",
+	Source: "EKS DescribeAddonVersions",
+	Proof:  "TestEBSDriverOptionsPassTheDriversOwnValidation (an EKS build of EBSCSIDriver); existence only by Validate against AWS"}
 
 // Kubernetes is kubeadm, kubelet and kubectl: the newest patch (or the
 // requested one) of each minor awsprovider.VanillaVersions offers, from
@@ -120,10 +130,14 @@ var Kubernetes = Pin{Checked: Checked, Part: "kubeadm, kubelet, kubectl", Versio
 	Source: "https://pkgs.k8s.io/core:/stable:/v<minor>/deb/",
 	Proof:  "TestEveryOfferedMinorHasACloudController; the packages themselves only on a real AWS run"}
 
-// TerraformAWSProvider is the hashicorp/aws constraint of every module.
+// TerraformAWSProvider is the hashicorp/aws constraint of every module: the
+// provider's current major. Nothing the modules use was renamed or removed
+// in 6.0 (its guide, website/docs/guides/version-6-upgrade.html.markdown:
+// aws_eip vpc, aws_eks_addon resolve_conflicts, aws_instance
+// cpu_core_count and data aws_region name are all unused here).
 // Terraform takes no expression in required_providers, so the modules'
 // versions.tf spell it; a test holds them to this row.
-var TerraformAWSProvider = Pin{Checked: Checked, Part: "Terraform AWS provider", Version: "~> 5.0",
+var TerraformAWSProvider = Pin{Checked: Checked, Part: "Terraform AWS provider", Version: "~> 6.0",
 	Source: "registry.terraform.io/hashicorp/aws",
 	Proof:  "TestModulesRequireThePinnedAWSProvider (the proxy refuses the provider's module; only terraform init on a real run resolves it)"}
 
@@ -134,5 +148,5 @@ func Table() []Pin {
 		p, _ := CloudController(m)
 		rows = append(rows, p)
 	}
-	return append(rows, EBSCSIDriverRef, Kubernetes, TerraformAWSProvider)
+	return append(rows, EBSCSIDriver, EBSCSIAddon, Kubernetes, TerraformAWSProvider)
 }

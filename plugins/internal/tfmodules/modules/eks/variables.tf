@@ -56,6 +56,6 @@ variable "public_access_cidrs" {
 }
 
 variable "ebs_csi_addon_version" {
-  description = "Version of the aws-ebs-csi-driver EKS add-on, e.g. v1.64.0-eksbuild.1 (eks:DescribeAddonVersions lists them)."
+  description = "Version of the aws-ebs-csi-driver EKS add-on, e.g. an EKS build such as vX.Y.Z-eksbuild.N (eks:DescribeAddonVersions lists them)."
   type        = string
 }
