@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,12 +27,15 @@ const (
 	PlatformAdmin Role = "platform-admin"
 )
 
+// Roles lists the roles a token or user can have, lowest first: the
+// document's enum, and what ParseRole accepts.
+var Roles = []Role{Viewer, PlatformAdmin}
+
 var roleRank = map[Role]int{Anonymous: 0, Viewer: 1, PlatformAdmin: 2}
 
 // ParseRole accepts the name of a role a token can have.
 func ParseRole(s string) (Role, error) {
-	switch r := Role(s); r {
-	case Viewer, PlatformAdmin:
+	if r := Role(s); slices.Contains(Roles, r) {
 		return r, nil
 	}
 	return "", errors.New(`role must be "viewer" or "platform-admin"`)

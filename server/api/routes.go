@@ -69,7 +69,7 @@ var routes = []route{
 		(*server).createCredential},
 	{http.MethodGet, "/api/v1/credentials/:id", PlatformAdmin, "Get a cloud credential's metadata", 200, "", "Credential",
 		(*server).getCredential},
-	{http.MethodPatch, "/api/v1/credentials/:id", PlatformAdmin, "Change a credential's label or secret fields (re-sealed with the current key)", 200, "CredentialRequest", "Credential",
+	{http.MethodPatch, "/api/v1/credentials/:id", PlatformAdmin, "Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept", 200, "CredentialUpdate", "Credential",
 		(*server).updateCredential},
 	{http.MethodDelete, "/api/v1/credentials/:id", PlatformAdmin, "Delete a cloud credential no provisioning cluster uses", 204, "", "",
 		(*server).deleteCredential},
