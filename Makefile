@@ -34,7 +34,12 @@ plugins:
 # compiles the .proto itself: no machine's protoc is involved) in
 # hack/buf/go.mod, controller-gen in hack/controller-gen/go.mod (own
 # modules, so their libraries never move each other's versions).
-tools: $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc $(TOOLS)/buf $(TOOLS)/controller-gen
+tools: $(TOOLS)/protoc-gen-go $(TOOLS)/protoc-gen-go-grpc $(TOOLS)/buf $(TOOLS)/controller-gen $(TOOLS)/oapi-codegen
+
+# oapi-codegen (hack/oapi-codegen/go.mod) generates the CLI's API client
+# from the server's OpenAPI document.
+$(TOOLS)/oapi-codegen: hack/oapi-codegen/go.mod
+	cd hack/oapi-codegen && GOBIN=$(TOOLS) $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 
 $(TOOLS)/buf: hack/buf/go.mod
 	cd hack/buf && GOBIN=$(TOOLS) $(GO) install github.com/bufbuild/buf/cmd/buf
@@ -50,11 +55,14 @@ generate: tools
 	$(TOOLS)/controller-gen crd paths=./host/api/... output:crd:dir=config/crd/bases
 	$(TOOLS)/controller-gen rbac:roleName=kubeopera-controller paths=./host/controller/... output:rbac:dir=config/rbac
 	$(TOOLS)/buf generate
+	$(GO) run ./hack/openapi > web/openapi.json
+	$(TOOLS)/oapi-codegen -config internal/apiclient/oapi-codegen.yaml web/openapi.json
 
 # CI: regenerate and fail when the committed code differs.
+GENERATED := sdk/internal/proto host/api config/crd config/rbac web/openapi.json internal/apiclient
 check-generated: generate
-	@git diff --exit-code -- sdk/internal/proto host/api config/crd config/rbac && \
-		test -z "$$(git status --porcelain -- sdk/internal/proto host/api config/crd config/rbac)" || \
+	@git diff --exit-code -- $(GENERATED) && \
+		test -z "$$(git status --porcelain -- $(GENERATED))" || \
 		(echo "generated code drifted: run 'make generate' and commit the result" >&2; exit 1)
 
 vet:

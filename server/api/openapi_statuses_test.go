@@ -64,6 +64,12 @@ func TestEveryRouteAnswersTheStatusesOfItsLayers(t *testing.T) {
 			expect(r, "with broken JSON", send(r, e.admin, "application/json", "{"), http.StatusBadRequest)
 		}
 	}
+	code, body := e.do(http.MethodGet, "/api/v1/audit?limit=0", e.admin, nil)
+	mustStatus(t, "audit with limit 0", code, body, 400)
+	// Without a management cluster there is no HostCluster to wait for.
+	code, body = e.do(http.MethodDelete, "/api/v1/clusters/"+cluster.ID, e.admin, nil)
+	mustStatus(t, "disconnect without a management cluster", code, body, 204)
+
 	// Last: the database goes away under the running server.
 	e.st.Close()
 	for _, r := range routes {
@@ -76,4 +82,17 @@ func TestEveryRouteAnswersTheStatusesOfItsLayers(t *testing.T) {
 		}
 		expect(r, "with the database closed", send(r, e.admin, "application/json", body), http.StatusServiceUnavailable)
 	}
+}
+
+// A session's sign-out is a change like any other: without its CSRF token
+// it is refused, and the session stays.
+func TestSignOutNeedsTheCSRFToken(t *testing.T) {
+	e := newSessionEnv(t, SessionOptions{})
+	e.user("leaver", Viewer)
+	code, cookie, csrf := e.signIn("leaver", "correct-horse-battery")
+	mustStatus(t, "sign in", code, nil, http.StatusCreated)
+	code, body := e.withSession(http.MethodDelete, "/api/v1/session", cookie, "", "")
+	mustStatus(t, "sign out without the CSRF token", code, body, http.StatusForbidden)
+	code, body = e.withSession(http.MethodDelete, "/api/v1/session", cookie, csrf, "")
+	mustStatus(t, "sign out", code, body, http.StatusNoContent)
 }

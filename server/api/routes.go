@@ -36,6 +36,8 @@ var routes = []route{
 
 	{http.MethodPost, "/api/v1/session", Anonymous, "Sign in with username and password: sets the HttpOnly session cookie", 201, "SignInRequest", "Session",
 		(*server).signIn},
+	{http.MethodPost, "/api/v1/session/tokens", Anonymous, "Exchange a username and password for an API token of the user's role that expires (the CLI's login); throttled as the sign-in is", 201, "TokenExchangeRequest", "IssuedToken",
+		(*server).exchangeToken},
 	{http.MethodGet, "/api/v1/session", Viewer, "Who is signed in, and the CSRF token the session's mutating requests send in X-CSRF-Token", 200, "", "Session",
 		(*server).currentSession},
 	{http.MethodDelete, "/api/v1/session", Viewer, "Sign out: revoke the session and clear its cookie", 204, "", "",
@@ -45,6 +47,8 @@ var routes = []route{
 		(*server).listClusters},
 	{http.MethodGet, "/api/v1/clusters/:id", Viewer, "Get one cluster", 200, "", "Cluster",
 		(*server).getCluster},
+	{http.MethodGet, "/api/v1/clusters/:id/kubeconfig", PlatformAdmin, "The kubeconfig KubeOpera reaches a cluster with (reading it is audited)", 200, "", "ClusterKubeconfig",
+		(*server).clusterKubeconfigOf},
 	{http.MethodGet, "/api/v1/clusters/:id/health", Viewer, "Health score of one cluster, with the findings that produced it", 200, "", "HealthScore",
 		(*server).clusterHealth},
 	{http.MethodGet, "/api/v1/federation/overview", Viewer, "All reachable clusters assessed concurrently: health, nodes, usage, monthly cost", 200, "", "Overview",
@@ -76,6 +80,8 @@ var routes = []route{
 
 	{http.MethodGet, "/api/v1/tokens", PlatformAdmin, "List API tokens (never the tokens themselves): role, last use, expiry, revocation", 200, "", "TokenList",
 		(*server).listTokens},
+	{http.MethodPost, "/api/v1/tokens", PlatformAdmin, "Create an API token; the answer is the only one that carries it", 201, "TokenCreateRequest", "IssuedToken",
+		(*server).createToken},
 	{http.MethodDelete, "/api/v1/tokens/:id", PlatformAdmin, "Revoke an API token by ID; it stops working at once", 204, "", "",
 		(*server).revokeToken},
 

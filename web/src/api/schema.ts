@@ -148,6 +148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clusters/{id}/kubeconfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The kubeconfig KubeOpera reaches a cluster with (reading it is audited)
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie.
+         */
+        get: operations["getClusterKubeconfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clusters/{id}/teardown": {
         parameters: {
             query?: never;
@@ -288,6 +308,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/session/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a username and password for an API token of the user's role that expires (the CLI's login); throttled as the sign-in is
+         * @description Anonymous.
+         */
+        post: operations["exchangePasswordForToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/setup": {
         parameters: {
             query?: never;
@@ -341,7 +381,11 @@ export interface paths {
          */
         get: operations["listTokens"];
         put?: never;
-        post?: never;
+        /**
+         * Create an API token; the answer is the only one that carries it
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         */
+        post: operations["createToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -494,6 +538,9 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        ClusterKubeconfig: {
+            kubeconfig: string;
+        };
         ClusterList: {
             continue: string;
             hostRegistered: boolean;
@@ -596,6 +643,22 @@ export interface components {
             required: boolean;
             secret: boolean;
             type: string;
+        };
+        IssuedToken: {
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt?: string;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt?: string;
+            name: string;
+            /** Format: date-time */
+            revokedAt?: string;
+            /** @enum {string} */
+            role: "viewer" | "platform-admin";
+            token: string;
         };
         LifecycleResponse: {
             id: string;
@@ -750,6 +813,22 @@ export interface components {
             revokedAt?: string;
             /** @enum {string} */
             role: "viewer" | "platform-admin";
+        };
+        TokenCreateRequest: {
+            /** @description names the token in logs and the audit log */
+            name: string;
+            /** @enum {string} */
+            role: "viewer" | "platform-admin";
+            /** @description expire the token after this many seconds (absent: never) */
+            ttlSeconds?: number;
+        };
+        TokenExchangeRequest: {
+            /** @description names the token (default login:<username>) */
+            name?: string;
+            password: string;
+            /** @description lifetime in seconds (default 30 days */
+            ttlSeconds?: number;
+            username: string;
         };
         TokenList: {
             items: components["schemas"]["Token"][];
@@ -1388,6 +1467,92 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getClusterKubeconfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the cluster */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClusterKubeconfig"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2226,6 +2391,84 @@ export interface operations {
             };
         };
     };
+    exchangePasswordForToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenExchangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedToken"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getSetupStatus: {
         parameters: {
             query?: never;
@@ -2371,6 +2614,84 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedToken"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2604,8 +2925,10 @@ export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown"];
 export const healthScoreBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthScore"]["badge"]> = ["green", "amber", "red", "unknown"];
+export const issuedTokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssuedToken"]["role"]> = ["viewer", "platform-admin"];
 export const lifecycleResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifecycleResponse"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown"];
 export const overviewRowBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["badge"]> = ["green", "amber", "red", "unknown"];
 export const providerAvailabilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["availability"]> = ["AVAILABLE", "SOON"];
 export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["viewer", "platform-admin"];
 export const tokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Token"]["role"]> = ["viewer", "platform-admin"];
+export const tokenCreateRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokenCreateRequest"]["role"]> = ["viewer", "platform-admin"];
