@@ -42,7 +42,7 @@ func buildOpenAPI() []byte {
 		"openapi": "3.0.3",
 		"info": map[string]any{"title": "KubeOpera API", "version": "v1",
 			"description": "Manage the Kubernetes clusters a platform runs on: connect, provision, watch and tear them down.",
-			"license":     map[string]string{"name": "Apache-2.0", "url": "https://www.apache.org/licenses/LICENSE-2.0"}},
+			"contact":     map[string]string{"name": "KubeOpera", "url": "https://github.com/ochestra-tech/kubeopera"}},
 		"servers": []any{map[string]string{"url": "/", "description": "The KubeOpera server that serves this document"}},
 		"tags":    tagList,
 		"paths":   paths,
