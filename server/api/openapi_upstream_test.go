@@ -52,7 +52,10 @@ func TestRoutesAnswerUpstreamFailures(t *testing.T) {
 	taken := &store.Cluster{Name: "taken", Provider: "aws", Source: store.SourceConnectedExisting, Status: "Ready"}
 	pending := &store.Cluster{Name: "no-kubeconfig", Provider: "aws", Source: store.SourceConnectedExisting, Status: "Pending"}
 	eksRow := &store.Cluster{Name: "eks-ready", Provider: "aws", Source: store.SourceProvisionedEKS, Status: "Ready"}
-	for _, c := range []*store.Cluster{taken, pending, eksRow} {
+	// Any other plugin's cluster is torn down the same way (the local
+	// provider's, for one).
+	pluginRow := &store.Cluster{Name: "local-ready", Provider: "local", Plugin: "local", Source: store.SourceProvisioned, Status: "Ready"}
+	for _, c := range []*store.Cluster{taken, pending, eksRow, pluginRow} {
 		if err := e.st.CreateCluster(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -73,6 +76,7 @@ func TestRoutesAnswerUpstreamFailures(t *testing.T) {
 		{"disconnect, the HostCluster not deleted", http.MethodDelete, "/api/v1/clusters/" + taken.ID, nil, 502},
 		{"register-self, inspection failed", http.MethodPost, "/api/v1/clusters/register-self", nil, 502},
 		{"teardown, the request not recorded", http.MethodPost, "/api/v1/clusters/" + eksRow.ID + "/teardown", map[string]string{"confirmName": "eks-ready"}, 502},
+		{"teardown of another plugin's cluster", http.MethodPost, "/api/v1/clusters/" + pluginRow.ID + "/teardown", map[string]string{"confirmName": "local-ready"}, 502},
 		{"a credential renamed to a label in use", http.MethodPatch, "/api/v1/credentials/" + other.ID, map[string]string{"label": "upstream"}, 409},
 	} {
 		if code, body := e.do(c.method, c.path, e.admin, c.body); code != c.want {

@@ -67,7 +67,9 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 }
 
 func provisioned(row *store.Cluster) bool {
-	return row.Source == store.SourceProvisionedVanilla || row.Source == store.SourceProvisionedEKS
+	// SourceProvisioned: any other plugin's (the local provider's too);
+	// the controller's teardown runs whichever plugin provisioned it.
+	return row.Source == store.SourceProvisionedVanilla || row.Source == store.SourceProvisionedEKS || row.Source == store.SourceProvisioned
 }
 
 // provisioningPhases are those in which a provisioned cluster's cloud
