@@ -35,11 +35,3 @@ func emit(w io.Writer, format string, v any, table func(tw *tabwriter.Writer, wi
 	}
 	return &exitError{code: exitUsage, err: fmt.Errorf("-o %q: want table, wide, json or yaml", format)}
 }
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}

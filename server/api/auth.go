@@ -86,7 +86,7 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 		token, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
 		if !ok {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera"`)
-			return problem(http.StatusUnauthorized, "missing bearer token: send 'Authorization: Bearer <token>' (create one with 'kubeopera tokens create')")
+			return problem(http.StatusUnauthorized, "missing bearer token: send 'Authorization: Bearer <token>' (run 'kubeopera login SERVER', or create a token with 'kubeopera tokens create')")
 		}
 		hash, now := HashToken(token), time.Now()
 		if confirms {
