@@ -128,6 +128,10 @@ func TestCLIAgainstARealServer(t *testing.T) {
 	if out, err = runCLI(t, "", "clusters", "get", "prod", "-o", "wide"); err != nil || !strings.Contains(out, "eu-north-1") {
 		t.Errorf("clusters get -o wide: %v\n%s", err, out)
 	}
+	// Shell completion asks the server for the names.
+	if out, err = runCLI(t, "", "__complete", "clusters", "get", ""); err != nil || !strings.Contains(out, "prod\tReady") || !strings.Contains(out, "edge\tFailed") {
+		t.Errorf("completion of cluster names: %v\n%s", err, out)
+	}
 	if _, err = runCLI(t, "", "clusters", "get", "nope"); exitCodeOf(err) != exitNotFound {
 		t.Errorf("get of no cluster: %v (exit %d)", err, exitCodeOf(err))
 	}
