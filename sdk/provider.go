@@ -58,6 +58,10 @@ const (
 	Soon Availability = "SOON"
 )
 
+// Availabilities lists every Availability: the REST API documents the
+// field with this list as its enum.
+var Availabilities = []Availability{Available, Soon}
+
 // Capability names a lifecycle call a provider implements. The conformance
 // kit checks that calls without a declared capability answer Unimplemented
 // or FailedPrecondition.

@@ -16,16 +16,20 @@ func newAuditCommand() *cobra.Command {
 		c             serve.Config
 		actor, target string
 		limit         int
+		api           = &conn{}
 	)
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Show the audit log of mutating API requests, newest first",
+		Short: "Show the audit log of changes (and kubeconfig reads), newest first: through the API as an admin, or with --data-dir/--database",
 		Long: "Show who changed what through the API: time, actor (token or user), method and route, target ID,\n" +
 			"result and request ID. It never holds request content.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 1 {
-				return fmt.Errorf("--limit must be at least 1")
+				return &exitError{code: exitUsage, err: fmt.Errorf("--limit must be at least 1")}
+			}
+			if !viaDatabase(cmd) {
+				return apiAudit(cmd, api, actor, target, limit)
 			}
 			st, err := serve.OpenStore(cmd.Context(), c)
 			if err != nil {
@@ -46,6 +50,7 @@ func newAuditCommand() *cobra.Command {
 		},
 	}
 	serverFlags(cmd, &c)
+	apiFlags(cmd, api)
 	cmd.Flags().StringVar(&actor, "actor", "", "only this token or user (name or ID)")
 	cmd.Flags().StringVar(&target, "target", "", "only requests on this ID")
 	cmd.Flags().IntVar(&limit, "limit", 50, "how many events")

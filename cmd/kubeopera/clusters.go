@@ -1,183 +1,179 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/internal/apiclient"
 )
 
-// apiClient calls a KubeOpera server's REST API with a bearer token.
-type apiClient struct {
-	server, token string
-	http          *http.Client
-}
-
-// clusterRow is the part of a cluster the CLI shows.
-type clusterRow struct {
-	ID                string `json:"id"`
-	Name              string `json:"name"`
-	Source            string `json:"source"`
-	Status            string `json:"status"`
-	Message           string `json:"message"`
-	KubernetesVersion string `json:"kubernetes_version"`
-	NodeCount         int    `json:"node_count"`
-	ReadyNodeCount    int    `json:"ready_node_count"`
-}
-
 func newClustersCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "clusters", Short: "List and tear down clusters through a KubeOpera server's API"}
-	var c apiClient
-	cmd.PersistentFlags().StringVar(&c.server, "server", os.Getenv("KUBEOPERA_SERVER"), "the server's URL, e.g. https://kubeopera.example.com (env KUBEOPERA_SERVER)")
-	cmd.PersistentFlags().StringVar(&c.token, "token", os.Getenv("KUBEOPERA_TOKEN"), "an API token (env KUBEOPERA_TOKEN; create one with 'kubeopera tokens create')")
-	c.http = &http.Client{Timeout: 30 * time.Second}
-	list := &cobra.Command{
+	c := &conn{}
+	cmd := &cobra.Command{Use: "clusters", Short: "List, connect, provision, watch, disconnect and tear down clusters through a KubeOpera server"}
+	apiFlags(cmd, c)
+	cmd.AddCommand(newClustersListCommand(c), newClustersGetCommand(c), newClustersKubeconfigCommand(c), newClustersHealthCommand(c),
+		newClustersWatchCommand(c), newClustersConnectCommand(c), newClustersProvisionCommand(c), newClustersDisconnectCommand(c),
+		newTeardownCommand(c))
+	return cmd
+}
+
+func newClustersListCommand(c *conn) *cobra.Command {
+	var phase, provider, source, namePrefix string
+	cmd := &cobra.Command{
 		Use: "list", Short: "List clusters with their phase, version and nodes", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rows, err := c.clusters(cmd.Context())
+			cl, err := c.client()
 			if err != nil {
 				return err
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tSTATUS\tVERSION\tNODES\tMESSAGE")
-			for _, r := range rows {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%d/%d\t%s\n", r.Name, r.Status, r.KubernetesVersion, r.ReadyNodeCount, r.NodeCount, r.Message)
+			p := apiclient.ListClustersParams{}
+			if phase != "" {
+				v := apiclient.ListClustersParamsPhase(phase)
+				p.Phase = &v
 			}
-			return w.Flush()
-		},
-	}
-	cmd.AddCommand(list, newTeardownCommand(&c))
-	return cmd
-}
-
-func newTeardownCommand(c *apiClient) *cobra.Command {
-	var wait bool
-	var within time.Duration
-	cmd := &cobra.Command{
-		Use:   "teardown NAME",
-		Short: "Destroy a provisioned cluster's cloud resources, then remove it from KubeOpera",
-		Long: "Ask the server to tear down the provisioned cluster NAME: its provider plugin destroys everything it\n" +
-			"created in the cloud, and the cluster is removed once that is done. A teardown that failed is\n" +
-			"retried by running this again. With --wait, follow it until it is done or failed.",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			row, err := c.find(cmd.Context(), args[0])
+			if source != "" {
+				v := apiclient.ListClustersParamsSource(source)
+				p.Source = &v
+			}
+			if provider != "" {
+				p.Provider = &provider
+			}
+			if namePrefix != "" {
+				p.NamePrefix = &namePrefix
+			}
+			items, err := listClusters(cmd.Context(), cl, p)
 			if err != nil {
 				return err
 			}
-			var resp struct{ Status, Message string }
-			body := map[string]string{"confirmName": row.Name}
-			if err := c.do(cmd.Context(), http.MethodPost, "/api/v1/clusters/"+row.ID+"/teardown", body, &resp); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s: %s\n", row.Name, resp.Status, resp.Message)
-			if !wait {
-				return nil
-			}
-			return c.follow(cmd.Context(), cmd.OutOrStdout(), row.ID, within)
+			return emit(cmd.OutOrStdout(), c.output, items, func(w *tabwriter.Writer, wide bool) { clusterTable(w, wide, items) })
 		},
 	}
-	cmd.Flags().BoolVar(&wait, "wait", false, "follow the teardown until the cluster is gone or it failed")
-	cmd.Flags().DurationVar(&within, "timeout", time.Hour, "how long --wait follows the teardown")
+	f := cmd.Flags()
+	f.StringVar(&phase, "phase", "", "only clusters in this phase (Pending, Ready, Failed, ...)")
+	f.StringVar(&provider, "provider", "", "only clusters of this provider (aws, gcp, ...)")
+	f.StringVar(&source, "source", "", "only clusters from this source (connected_existing, provisioned, ...)")
+	f.StringVar(&namePrefix, "name-prefix", "", "only clusters whose name starts with this")
+	_ = cmd.RegisterFlagCompletionFunc("phase", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, p := range v1alpha1.Phases {
+			out = append(out, string(p))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
-// follow prints every new status of cluster id until it is gone (nil) or
-// Failed (an error), or within is over.
-func (c *apiClient) follow(ctx context.Context, out io.Writer, id string, within time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, within)
-	defer cancel()
-	last := ""
+func clusterTable(w *tabwriter.Writer, wide bool, items []apiclient.Cluster) {
+	if wide {
+		fmt.Fprintln(w, "NAME\tPHASE\tPROVIDER\tREGION\tSOURCE\tVERSION\tNODES\tID\tMESSAGE")
+	} else {
+		fmt.Fprintln(w, "NAME\tPHASE\tPROVIDER\tVERSION\tNODES\tAGE")
+	}
+	for _, r := range items {
+		nodes := fmt.Sprintf("%d/%d", r.ReadyNodeCount, r.NodeCount)
+		if wide {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Status, r.Provider, orDash(r.Region), r.Source,
+				orDash(r.KubernetesVersion), nodes, r.Id, r.Message)
+		} else {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Status, r.Provider, orDash(r.KubernetesVersion), nodes, age(r.CreatedAt))
+		}
+	}
+}
+
+func age(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// listClusters follows the pages of GET /clusters.
+func listClusters(ctx context.Context, cl *apiclient.ClientWithResponses, p apiclient.ListClustersParams) ([]apiclient.Cluster, error) {
+	limit := 500
+	p.Limit = &limit
+	items := []apiclient.Cluster{}
 	for {
-		var row clusterRow
-		err := c.do(ctx, http.MethodGet, "/api/v1/clusters/"+id, nil, &row)
-		if err != nil && strings.Contains(err.Error(), "HTTP 404") {
-			fmt.Fprintln(out, "torn down: the cluster is gone")
-			return nil
+		resp, err := cl.ListClustersWithResponse(ctx, &p)
+		if err := expect(resp, err, http.StatusOK); err != nil {
+			return nil, err
 		}
-		if err == nil && row.Status+row.Message != last {
-			last = row.Status + row.Message
-			fmt.Fprintf(out, "%s: %s\n", row.Status, row.Message)
+		items = append(items, resp.JSON200.Items...)
+		if resp.JSON200.Continue == "" {
+			return items, nil
 		}
-		if err == nil && row.Status == "Failed" {
-			return fmt.Errorf("teardown of %s failed: %s", row.Name, row.Message)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("still tearing down after %s; run with --wait again to keep following: %w", within, ctx.Err())
-		case <-time.After(2 * time.Second):
-		}
+		next := resp.JSON200.Continue
+		p.Continue = &next
 	}
 }
 
-func (c *apiClient) clusters(ctx context.Context) ([]clusterRow, error) {
-	var list struct{ Items []clusterRow }
-	if err := c.do(ctx, http.MethodGet, "/api/v1/clusters", nil, &list); err != nil {
-		return nil, err
+func newClustersGetCommand(c *conn) *cobra.Command {
+	return &cobra.Command{
+		Use: "get NAME", Short: "Show one cluster (by name or ID)", Args: cobra.ExactArgs(1),
+		ValidArgsFunction: c.completeClusterNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.client()
+			if err != nil {
+				return err
+			}
+			row, err := findCluster(cmd.Context(), cl, args[0])
+			if err != nil {
+				return err
+			}
+			resp, err := cl.GetClusterWithResponse(cmd.Context(), row.Id)
+			if err := expect(resp, err, http.StatusOK); err != nil {
+				return err
+			}
+			v := *resp.JSON200
+			return emit(cmd.OutOrStdout(), c.output, v, func(w *tabwriter.Writer, wide bool) {
+				clusterTable(w, wide, []apiclient.Cluster{v})
+			})
+		},
 	}
-	return list.Items, nil
 }
 
-// find returns the cluster named name.
-func (c *apiClient) find(ctx context.Context, name string) (*clusterRow, error) {
-	rows, err := c.clusters(ctx)
+// findCluster returns the cluster named (or with the ID) ref.
+func findCluster(ctx context.Context, cl *apiclient.ClientWithResponses, ref string) (*apiclient.Cluster, error) {
+	items, err := listClusters(ctx, cl, apiclient.ListClustersParams{})
 	if err != nil {
 		return nil, err
 	}
-	for i := range rows {
-		if rows[i].Name == name {
-			return &rows[i], nil
+	for i := range items {
+		if items[i].Name == ref || items[i].Id == ref {
+			return &items[i], nil
 		}
 	}
-	return nil, fmt.Errorf("no cluster named %q on %s ('kubeopera clusters list' shows them)", name, c.server)
+	return nil, &exitError{code: exitNotFound, err: fmt.Errorf("no cluster named %q ('kubeopera clusters list' shows them)", ref)}
 }
 
-// do sends a JSON request and decodes a 2xx answer into out; any other
-// answer is an error carrying the problem's detail.
-func (c *apiClient) do(ctx context.Context, method, path string, in, out any) error {
-	if c.server == "" || c.token == "" {
-		return fmt.Errorf("set --server and --token (or KUBEOPERA_SERVER and KUBEOPERA_TOKEN)")
+// completeClusterNames completes cluster names from the server (shell
+// completion: kubeopera completion bash|zsh|fish).
+func (c *conn) completeClusterNames(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.server, "/")+path, body)
+	cl, err := c.client()
 	if err != nil {
-		return fmt.Errorf("--server %q: %w", c.server, err)
+		return nil, cobra.ShellCompDirectiveError
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
+	items, err := listClusters(cmd.Context(), cl, apiclient.ListClustersParams{})
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		return nil, cobra.ShellCompDirectiveError
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode >= 300 {
-		var p struct{ Detail string }
-		_ = json.Unmarshal(raw, &p)
-		if p.Detail == "" {
-			p.Detail = strings.TrimSpace(string(raw))
-		}
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, p.Detail)
+	names := make([]string, 0, len(items))
+	for _, r := range items {
+		names = append(names, r.Name+"\t"+string(r.Status))
 	}
-	if out == nil || len(raw) == 0 {
-		return nil
-	}
-	return json.Unmarshal(raw, out)
+	return names, cobra.ShellCompDirectiveNoFileComp
 }

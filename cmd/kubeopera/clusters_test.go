@@ -2,57 +2,220 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ochestra-tech/kubeopera/internal/testlog"
+	"github.com/ochestra-tech/kubeopera/server/serve"
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// The CLI finds the cluster by name, repeats the name as confirmation,
-// sends the token, and prints the server's answer or its problem detail.
-func TestClustersTeardownCallsTheAPI(t *testing.T) {
-	var got struct {
-		path, auth, confirm string
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/clusters":
-			_, _ = w.Write([]byte(`{"items":[{"id":"id-1","name":"prod","status":"Ready"},{"id":"id-2","name":"conn","status":"Ready"}]}`))
-		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/clusters/id-1/teardown":
-			var body map[string]string
-			_ = json.NewDecoder(r.Body).Decode(&body)
-			got.path, got.auth, got.confirm = r.URL.Path, r.Header.Get("Authorization"), body["confirmName"]
-			w.WriteHeader(http.StatusAccepted)
-			_, _ = w.Write([]byte(`{"status":"TearingDown","message":"teardown requested"}`))
-		default:
-			w.Header().Set("Content-Type", "application/problem+json")
-			w.WriteHeader(http.StatusConflict)
-			_, _ = w.Write([]byte(`{"detail":"cluster \"conn\" was not provisioned by KubeOpera"}`))
+const cliPassword = "correct-horse-battery-staple"
+
+// startCLIServer runs `kubeopera server` (SQLite, no management cluster)
+// with an admin user "ops" and a viewer "eve" (password cliPassword) and
+// the given clusters in its database, and returns its URL.
+func startCLIServer(t *testing.T, clusters ...store.Cluster) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("KUBEOPERA_DATABASE_URL", "")
+	for _, u := range []struct{ name, role string }{{"ops", "platform-admin"}, {"eve", "viewer"}} {
+		if out, err := runCLI(t, cliPassword+"\n", "users", "create", "--data-dir", dir, "--username", u.name,
+			"--email", u.name+"@example.com", "--role", u.role, "--password-stdin"); err != nil {
+			t.Fatalf("users create %s: %v\n%s", u.name, err, out)
 		}
-	}))
-	defer srv.Close()
-	run := func(args ...string) (string, error) {
-		cmd := newClustersCommand()
-		var out bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&out)
-		cmd.SetArgs(append(args, "--server", srv.URL, "--token", "tok-123"))
-		err := cmd.Execute()
-		return out.String(), err
 	}
-	out, err := run("teardown", "prod")
-	if err != nil || got.path == "" || got.auth != "Bearer tok-123" || got.confirm != "prod" || !strings.Contains(out, "prod: TearingDown: teardown requested") {
-		t.Errorf("teardown prod: %q, %v; request %+v", out, err, got)
+	st, err := serve.OpenStore(context.Background(), serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := run("teardown", "conn"); err == nil || !strings.Contains(err.Error(), "HTTP 409") || !strings.Contains(err.Error(), "not provisioned") {
-		t.Errorf("teardown of a connected cluster: %v; want the 409's detail", err)
+	for _, c := range clusters {
+		if err := st.CreateCluster(context.Background(), &c); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := run("teardown", "nope"); err == nil || !strings.Contains(err.Error(), `no cluster named "nope"`) {
-		t.Errorf("teardown of an unknown name: %v", err)
+	st.Close()
+	cmd := newServerCommand()
+	var out, logs testlog.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&logs)
+	cmd.SetArgs([]string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--plugin-dir", t.TempDir(),
+		"--kubeconfig", "", "--self-kubeconfig", ""})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("server: %v\n%s", err, logs.String())
+		}
+	})
+	var url string
+	waitUntil(t, time.Minute, "the server listens", func() bool {
+		if m := listeningLine.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		}
+		return url != ""
+	})
+	return url
+}
+
+// runCLI runs the kubeopera command line with stdin and returns what it
+// printed (stdout and stderr) and its error.
+func runCLI(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	cmd := newRootCommand()
+	var out bytes.Buffer
+	cmd.SetIn(strings.NewReader(stdin))
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+// The CLI against a real server: login stores a context (mode 0600),
+// clusters are listed and shown in every format, problems come back as one
+// line with the exit code for their status, and logout revokes the token.
+func TestCLIAgainstARealServer(t *testing.T) {
+	url := startCLIServer(t,
+		store.Cluster{Name: "prod", Provider: "aws", Region: "eu-north-1", Source: store.SourceProvisionedEKS, Plugin: "aws-eks", Status: "Ready", KubernetesVersion: "v1.33.1", NodeCount: 3, ReadyNodeCount: 3},
+		store.Cluster{Name: "edge", Provider: "gcp", Source: store.SourceConnectedExisting, Status: "Failed", Message: "unreachable"})
+	config := t.TempDir() + "/kubeopera/config.yaml"
+	t.Setenv("KUBEOPERA_CONFIG", config)
+	t.Setenv("KUBEOPERA_SERVER", "")
+	t.Setenv("KUBEOPERA_TOKEN", "")
+
+	if _, err := runCLI(t, "", "clusters", "list"); exitCodeOf(err) != exitAuth {
+		t.Errorf("list before login: %v (exit %d), want exit %d", err, exitCodeOf(err), exitAuth)
 	}
-	out, err = run("list")
-	if err != nil || !strings.Contains(out, "prod") || !strings.Contains(out, "NAME") {
-		t.Errorf("list: %q, %v", out, err)
+	if out, err := runCLI(t, "wrong-password\n", "login", url, "-u", "ops", "--password-stdin"); exitCodeOf(err) != exitAuth ||
+		!strings.Contains(err.Error(), "401 Unauthorized: wrong username or password") {
+		t.Errorf("login with a wrong password: %v (exit %d)\n%s", err, exitCodeOf(err), out)
+	}
+	out, err := runCLI(t, cliPassword+"\n", "login", url, "-u", "ops", "--password-stdin", "--context", "lab", "--ttl", "2h")
+	if err != nil || !strings.Contains(out, `logged in to `+url+` as ops (context "lab"`) {
+		t.Fatalf("login: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(config); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the config file: %v, mode %v, want 0600", err, fi.Mode().Perm())
+	}
+	cfg, _, err := loadConfig()
+	if err != nil || cfg.CurrentContext != "lab" || len(cfg.Contexts) != 1 || !strings.HasPrefix(cfg.Contexts[0].Token, "kop_") ||
+		cfg.Contexts[0].ExpiresAt == nil || time.Until(*cfg.Contexts[0].ExpiresAt) > 2*time.Hour {
+		t.Fatalf("the stored context: %v %+v", err, cfg)
+	}
+	token := cfg.Contexts[0].Token
+
+	out, err = runCLI(t, "", "clusters", "list")
+	if err != nil || !strings.Contains(out, "NAME") || !strings.Contains(out, "prod") || !strings.Contains(out, "Failed") {
+		t.Errorf("clusters list: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "", "clusters", "list", "--phase", "Ready", "-o", "json")
+	var items []map[string]any
+	if err != nil || json.Unmarshal([]byte(out), &items) != nil || len(items) != 1 || items[0]["name"] != "prod" {
+		t.Errorf("clusters list --phase Ready -o json: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "", "clusters", "get", "prod", "-o", "yaml")
+	if err != nil || !strings.Contains(out, "name: prod") || !strings.Contains(out, "kubernetes_version: v1.33.1") || !strings.Contains(out, "badge: green") {
+		t.Errorf("clusters get -o yaml: %v\n%s", err, out)
+	}
+	if out, err = runCLI(t, "", "clusters", "get", "prod", "-o", "wide"); err != nil || !strings.Contains(out, "eu-north-1") {
+		t.Errorf("clusters get -o wide: %v\n%s", err, out)
+	}
+	// Shell completion asks the server for the names.
+	if out, err = runCLI(t, "", "__complete", "clusters", "get", ""); err != nil || !strings.Contains(out, "prod\tReady") || !strings.Contains(out, "edge\tFailed") {
+		t.Errorf("completion of cluster names: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "clusters", "get", "nope"); exitCodeOf(err) != exitNotFound {
+		t.Errorf("get of no cluster: %v (exit %d)", err, exitCodeOf(err))
+	}
+	// No management cluster: a teardown cannot run (503), a disconnect is
+	// immediate (204).
+	_, err = runCLI(t, "", "clusters", "teardown", "prod")
+	if exitCodeOf(err) != exitUnavailable || strings.Count(err.Error(), "\n") != 0 || !strings.HasPrefix(err.Error(), "503 Service Unavailable: ") {
+		t.Errorf("teardown without a management cluster: %v (exit %d), want one line and exit %d", err, exitCodeOf(err), exitUnavailable)
+	}
+	if out, err = runCLI(t, "", "clusters", "disconnect", "edge"); err != nil || !strings.Contains(out, "edge: disconnected") {
+		t.Errorf("disconnect: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "clusters", "watch", "edge"); exitCodeOf(err) != exitNotFound {
+		t.Errorf("watch of a disconnected cluster: %v (exit %d), want %d", err, exitCodeOf(err), exitNotFound)
+	}
+	if out, err = runCLI(t, "", "credentials", "list"); err != nil || !strings.Contains(out, "LABEL") {
+		t.Errorf("credentials list: %v\n%s", err, out)
+	}
+	if out, err = runCLI(t, "", "providers", "list", "-o", "json"); err != nil || strings.TrimSpace(out) != "[]" {
+		t.Errorf("providers list with no plugins: %v\n%s", err, out)
+	}
+
+	// A viewer may list but not disconnect.
+	if _, err := runCLI(t, cliPassword+"\n", "login", url, "-u", "eve", "--password-stdin", "--context", "viewer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = runCLI(t, "", "clusters", "disconnect", "prod"); exitCodeOf(err) != exitForbidden {
+		t.Errorf("a viewer's disconnect: %v (exit %d), want %d", err, exitCodeOf(err), exitForbidden)
+	}
+	out, err = runCLI(t, "", "context", "list")
+	if err != nil || !regexp.MustCompile(`(?m)^\*\s+viewer\s`).MatchString(out) || strings.Contains(out, "kop_") {
+		t.Errorf("context list: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "context", "use", "nope"); exitCodeOf(err) != exitUsage {
+		t.Errorf("context use of no context: %v", err)
+	}
+	if out, err = runCLI(t, "", "context", "use", "lab"); err != nil {
+		t.Fatalf("context use lab: %v\n%s", err, out)
+	}
+	if cfg, _, _ := loadConfig(); cfg.CurrentContext != "lab" {
+		t.Fatalf("context use lab left %q current", cfg.CurrentContext)
+	}
+	if out, err = runCLI(t, "", "logout"); err != nil || !strings.Contains(out, `logged out of context "lab"; its token is revoked`) {
+		t.Errorf("logout: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "clusters", "list", "--server", url, "--token", token); exitCodeOf(err) != exitAuth {
+		t.Errorf("the logged-out token still works: %v", err)
+	}
+}
+
+// Tokens and the audit log through the API: an admin logged in creates,
+// lists and revokes a token, and sees it all in the audit log.
+func TestTokensAndAuditThroughTheAPI(t *testing.T) {
+	url := startCLIServer(t)
+	t.Setenv("KUBEOPERA_CONFIG", t.TempDir()+"/config.yaml")
+	t.Setenv("KUBEOPERA_SERVER", "")
+	t.Setenv("KUBEOPERA_TOKEN", "")
+	t.Setenv("KUBEOPERA_DATA_DIR", "")
+	if out, err := runCLI(t, cliPassword+"\n", "login", url, "-u", "ops", "--password-stdin"); err != nil {
+		t.Fatalf("login: %v\n%s", err, out)
+	}
+	out, err := runCLI(t, "", "tokens", "create", "--name", "ci", "--role", "viewer", "--ttl", "1h")
+	if err != nil || !strings.HasPrefix(out, "kop_") {
+		t.Fatalf("tokens create: %v\n%s", err, out)
+	}
+	ci := strings.Fields(out)[0]
+	if out, err = runCLI(t, "", "clusters", "list", "--server", url, "--token", ci); err != nil {
+		t.Errorf("the created token cannot list clusters: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "", "tokens", "list", "-o", "json")
+	if err != nil || !strings.Contains(out, `"name": "ci"`) || strings.Contains(out, ci) {
+		t.Errorf("tokens list: %v\n%s", err, out)
+	}
+	if out, err = runCLI(t, "", "tokens", "revoke", "ci"); err != nil || !strings.Contains(out, `revoked viewer token "ci"`) {
+		t.Errorf("tokens revoke: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "clusters", "list", "--server", url, "--token", ci); exitCodeOf(err) != exitAuth {
+		t.Errorf("a revoked token still works: %v", err)
+	}
+	out, err = runCLI(t, "", "audit", "--actor", "login:ops")
+	if err != nil || !strings.Contains(out, "POST /api/v1/tokens") || !strings.Contains(out, "DELETE /api/v1/tokens/:id") {
+		t.Errorf("audit: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "tokens", "create", "--name", "x", "--role", "root"); exitCodeOf(err) != exitUsage {
+		t.Errorf("a bad role: %v", err)
 	}
 }

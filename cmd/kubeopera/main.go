@@ -15,7 +15,7 @@ var version = "dev"
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		os.Exit(exitCodeOf(err))
 	}
 }
 
@@ -30,5 +30,6 @@ func newRootCommand() *cobra.Command {
 		newClustersCommand())
 	root.AddCommand(newUsersCommand())
 	root.AddCommand(newAuditCommand())
+	root.AddCommand(newLoginCommand(), newLogoutCommand(), newContextCommand(), newProvidersCommand(), newCredentialsCommand())
 	return root
 }

@@ -7,13 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ochestra-tech/kubeopera/server/api"
+	kapi "github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 func newTokensCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "tokens", Short: "Manage API tokens"}
+	cmd := &cobra.Command{Use: "tokens", Short: "Manage API tokens: through the API as an admin, or with --data-dir/--database on the server's database"}
+	api := &conn{}
+	apiFlags(cmd, api)
 	var (
 		c          serve.Config
 		role, name string
@@ -25,23 +27,26 @@ func newTokensCommand() *cobra.Command {
 		Long:  "Create an API token with a role in the server's database and print it once to stdout;\nonly its hash is stored, so it cannot be shown again.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := api.ParseRole(role)
+			r, err := kapi.ParseRole(role)
 			if err != nil {
-				return fmt.Errorf("--role: %w", err)
+				return &exitError{code: exitUsage, err: fmt.Errorf("--role: %w", err)}
 			}
 			if name == "" {
-				return fmt.Errorf("--name is required: it names the token in logs and audit")
+				return &exitError{code: exitUsage, err: fmt.Errorf("--name is required: it names the token in logs and audit")}
+			}
+			if ttl < 0 {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--ttl must be positive, such as 720h; omit it for a token that does not expire")}
+			}
+			if !viaDatabase(cmd) {
+				return apiTokensCreate(cmd, api, name, role, ttl)
 			}
 			st, err := serve.OpenStore(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			token, hash := api.NewToken()
+			token, hash := kapi.NewToken()
 			t := &store.Token{Name: name, Role: string(r), Hash: hash}
-			if ttl < 0 {
-				return fmt.Errorf("--ttl must be positive, such as 720h; omit it for a token that does not expire")
-			}
 			if ttl > 0 {
 				exp := time.Now().Add(ttl).UTC().Truncate(time.Microsecond)
 				t.ExpiresAt = &exp
@@ -58,17 +63,20 @@ func newTokensCommand() *cobra.Command {
 	create.Flags().StringVar(&role, "role", "viewer", "platform-admin or viewer")
 	create.Flags().StringVar(&name, "name", "", "a name for the token (required)")
 	create.Flags().DurationVar(&ttl, "ttl", 0, "expire the token after this long, such as 720h (default: never)")
-	cmd.AddCommand(create, newTokensListCommand(), newTokensRevokeCommand())
+	cmd.AddCommand(create, newTokensListCommand(api), newTokensRevokeCommand(api))
 	return cmd
 }
 
-func newTokensListCommand() *cobra.Command {
+func newTokensListCommand(api *conn) *cobra.Command {
 	var c serve.Config
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List API tokens: name, role, last use, expiry, revocation (never the tokens)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !viaDatabase(cmd) {
+				return apiTokensList(cmd, api)
+			}
 			st, err := serve.OpenStore(cmd.Context(), c)
 			if err != nil {
 				return err
@@ -99,13 +107,16 @@ func newTokensListCommand() *cobra.Command {
 	return cmd
 }
 
-func newTokensRevokeCommand() *cobra.Command {
+func newTokensRevokeCommand(api *conn) *cobra.Command {
 	var c serve.Config
 	cmd := &cobra.Command{
 		Use:   "revoke ID|NAME",
 		Short: "Revoke an API token; it stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !viaDatabase(cmd) {
+				return apiTokensRevoke(cmd, api, args[0])
+			}
 			st, err := serve.OpenStore(cmd.Context(), c)
 			if err != nil {
 				return err

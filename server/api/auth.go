@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,12 +27,15 @@ const (
 	PlatformAdmin Role = "platform-admin"
 )
 
+// Roles lists the roles a token or user can have, lowest first: the
+// document's enum, and what ParseRole accepts.
+var Roles = []Role{Viewer, PlatformAdmin}
+
 var roleRank = map[Role]int{Anonymous: 0, Viewer: 1, PlatformAdmin: 2}
 
 // ParseRole accepts the name of a role a token can have.
 func ParseRole(s string) (Role, error) {
-	switch r := Role(s); r {
-	case Viewer, PlatformAdmin:
+	if r := Role(s); slices.Contains(Roles, r) {
 		return r, nil
 	}
 	return "", errors.New(`role must be "viewer" or "platform-admin"`)
@@ -82,7 +86,7 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 		token, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
 		if !ok {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="kubeopera"`)
-			return problem(http.StatusUnauthorized, "missing bearer token: send 'Authorization: Bearer <token>' (create one with 'kubeopera tokens create')")
+			return problem(http.StatusUnauthorized, "missing bearer token: send 'Authorization: Bearer <token>' (run 'kubeopera login SERVER', or create a token with 'kubeopera tokens create')")
 		}
 		hash, now := HashToken(token), time.Now()
 		if confirms {

@@ -17,6 +17,9 @@ const (
 	BadgeGray  = "gray"
 )
 
+// ClusterBadges lists every badge a cluster can have: the document's enum.
+var ClusterBadges = []string{BadgeGreen, BadgeAmber, BadgeRed, BadgeGray}
+
 var badges = map[string]string{
 	"pending": BadgeAmber, "provisioning": BadgeAmber, "validatingaccess": BadgeAmber,
 	"bootstrappingflux": BadgeAmber, "generatinggitopstree": BadgeAmber, "installingkubeopera": BadgeAmber,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -63,8 +64,8 @@ func (s *server) deleteCluster(c *fiber.Ctx) error {
 	if err := s.registry.Delete(ctx, row.ID); err != nil {
 		return problem(http.StatusBadGateway, "could not delete HostCluster %s on the management cluster: %v; retry", row.ID, err)
 	}
-	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: hostclusters.PhaseDeleting, Message: msg}}); err != nil {
+	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: string(v1alpha1.PhaseDeleting), Message: msg}}); err != nil {
 		return err
 	}
-	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: hostclusters.PhaseDeleting, Message: msg})
+	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: string(v1alpha1.PhaseDeleting), Message: msg})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,6 +59,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 	} else {
 		code = m.Run()
+		// The status coverage holds for a whole run of the package only.
+		if f := flag.Lookup("test.run"); code == 0 && f != nil && f.Value.String() == "" && !testing.Short() {
+			if missing := checkStatusCoverage(); len(missing) > 0 {
+				fmt.Fprintf(os.Stderr, "FAIL: documented statuses not covered:\n  %s\n", strings.Join(missing, "\n  "))
+				code = 1
+			}
+		}
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -215,6 +223,7 @@ func (e *env) send(req *http.Request) (int, []byte) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	validateAnswer(e.t, req, resp, b)
 	if resp.StatusCode >= 400 && resp.Header.Get("Content-Type") != "application/problem+json" {
 		e.t.Errorf("%s %s: error %d served as %q, want application/problem+json", req.Method, req.URL.Path, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}

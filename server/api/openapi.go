@@ -23,27 +23,31 @@ func buildOpenAPI() []byte {
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
 		}
-		op := map[string]any{"summary": r.summary, "responses": responsesOf(r)}
-		if r.role != Anonymous {
-			op["security"] = []any{map[string]any{"bearer": []string{}}}
-			op["description"] = "Needs the " + string(r.role) + " role."
-		}
-		if strings.Contains(r.path, ":id") {
-			op["parameters"] = []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]string{"type": "string"}}}
+		d := opDocs[routeKey(r)]
+		op := map[string]any{"operationId": d.id, "tags": []string{d.tag}, "summary": r.summary,
+			"description": operationDescription(r), "responses": responsesOf(r), "security": securityOf(r)}
+		if ps := parametersOf(r); len(ps) > 0 {
+			op["parameters"] = ps
 		}
 		if r.request != "" {
-			name, optional := requestSchema(r)
-			op["requestBody"] = map[string]any{"required": !optional, "content": map[string]any{
-				"application/json": map[string]any{"schema": ref(name)}}}
+			op["requestBody"] = requestBodyOf(r)
 		}
 		paths[p][strings.ToLower(r.method)] = op
 	}
+	tagList := make([]any, 0, len(tags))
+	for _, t := range tags {
+		tagList = append(tagList, map[string]string{"name": t.name, "description": t.description})
+	}
 	doc := map[string]any{
 		"openapi": "3.0.3",
-		"info":    map[string]string{"title": "KubeOpera API", "version": "v1"},
+		"info": map[string]any{"title": "KubeOpera API", "version": "v1",
+			"description": "Manage the Kubernetes clusters a platform runs on: connect, provision, watch and tear them down.",
+			"contact":     map[string]string{"name": "KubeOpera", "url": "https://github.com/ochestra-tech/kubeopera"}},
+		"servers": []any{map[string]string{"url": "/", "description": "The KubeOpera server that serves this document"}},
+		"tags":    tagList,
 		"paths":   paths,
 		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearer": map[string]string{"type": "http", "scheme": "bearer"}},
+			"securitySchemes": securitySchemes(),
 			"schemas":         generatedSchemas(),
 		},
 	}
@@ -54,11 +58,53 @@ func buildOpenAPI() []byte {
 	return b
 }
 
+// securitySchemes: scripts send a bearer token (kubeopera tokens create,
+// kubeopera login); the dashboard a session cookie, with the session's CSRF
+// token on every request that changes something; the installer the
+// one-time setup secret.
+func securitySchemes() map[string]any {
+	return map[string]any{
+		"bearer": map[string]string{"type": "http", "scheme": "bearer", "description": "An API token (kop_...)"},
+		"session": map[string]string{"type": "apiKey", "in": "cookie", "name": sessionCookie,
+			"description": "The dashboard's session, set by POST /api/v1/session"},
+		"csrf": map[string]string{"type": "apiKey", "in": "header", "name": csrfHeader,
+			"description": "The csrfToken of GET /api/v1/session; with the session cookie on every mutating request"},
+		"setupSecret": map[string]string{"type": "apiKey", "in": "header", "name": SetupSecretHeader,
+			"description": "The one-time setup secret from the server's data directory"},
+	}
+}
+
+// securityOf is the security requirement of r: none for anonymous routes
+// (an empty list, so a client sends no credentials), a bearer token or the
+// session cookie for the others.
+func securityOf(r route) []any {
+	switch {
+	case routeKey(r) == "POST /api/v1/setup/admin":
+		return []any{map[string][]string{"setupSecret": {}}}
+	case r.role == Anonymous:
+		return []any{}
+	case mutating(r.method):
+		return []any{map[string][]string{"bearer": {}}, map[string][]string{"session": {}, "csrf": {}}}
+	}
+	return []any{map[string][]string{"bearer": {}}, map[string][]string{"session": {}}}
+}
+
 // requestSchema names r's request schema and whether its body may be left
 // out: a trailing "?" in the route table marks a body the handler accepts
 // empty.
 func requestSchema(r route) (name string, optional bool) {
 	return strings.CutSuffix(r.request, "?")
+}
+
+func requestBodyOf(r route) map[string]any {
+	name, optional := requestSchema(r)
+	content := map[string]any{"application/json": map[string]any{"schema": ref(name)}}
+	if name == "ConnectRequest" {
+		// The dashboard uploads a kubeconfig file: the same fields as a
+		// form, the kubeconfig part a file or pasted text.
+		content["multipart/form-data"] = map[string]any{"schema": ref(name)}
+	}
+	return map[string]any{"required": !optional, "content": content}
 }
 
 func openAPIPath(fiberPath string) string {
@@ -69,15 +115,43 @@ func ref(name string) map[string]string {
 	return map[string]string{"$ref": "#/components/schemas/" + name}
 }
 
+// responsesOf documents every status r can answer (statusesOf): its
+// successes with the route's schema (none for 204), its errors as
+// problems; default is the unexpected 500.
 func responsesOf(r route) map[string]any {
-	ok := map[string]any{"description": http.StatusText(r.status)}
-	if r.response != "" {
-		ok["content"] = map[string]any{"application/json": map[string]any{"schema": ref(r.response)}}
+	out := map[string]any{}
+	problemContent := map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}}
+	for _, status := range statusesOf(r) {
+		resp := map[string]any{"description": http.StatusText(status)}
+		switch {
+		case status >= 400:
+			resp["content"] = problemContent
+		case status != http.StatusNoContent:
+			if c := successContent(r); c != nil {
+				resp["content"] = c
+			}
+		}
+		out[strconv.Itoa(status)] = resp
 	}
-	out := map[string]any{strconv.Itoa(r.status): ok,
-		"default": map[string]any{"description": "an error", "content": map[string]any{
-			"application/problem+json": map[string]any{"schema": ref("Problem")}}}}
+	out["default"] = map[string]any{"description": "An unexpected error; the server log has its details under the request's ID",
+		"content": problemContent}
 	return out
+}
+
+// successContent is the body of r's success, by the route table, or what
+// the two routes that serve something other than JSON objects send.
+func successContent(r route) map[string]any {
+	switch {
+	case r.response != "":
+		return map[string]any{"application/json": map[string]any{"schema": ref(r.response)}}
+	case r.path == "/metrics":
+		return map[string]any{"text/plain": map[string]any{"schema": map[string]string{"type": "string",
+			"description": "Prometheus text exposition format"}}}
+	case r.path == "/openapi.json":
+		return map[string]any{"application/json": map[string]any{"schema": map[string]string{"type": "object",
+			"description": "This document"}}}
+	}
+	return nil
 }
 
 func (s *server) serveOpenAPI(c *fiber.Ctx) error {

@@ -77,6 +77,17 @@ func mustMatchDoc(t *testing.T, method, docPath string, status int, body []byte)
 // undocumented null is a mismatch like any other, reported as such.
 func conforms(v any, schema map[string]any, at string) []string {
 	var out []string
+	if ref, ok := schema["$ref"].(string); ok {
+		var doc openAPIDocument
+		if err := json.Unmarshal(OpenAPIDocument(), &doc); err != nil {
+			return []string{err.Error()}
+		}
+		resolved, ok := doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: $ref %s resolves to nothing", at, ref)}
+		}
+		schema = resolved
+	}
 	typ, _ := schema["type"].(string)
 	switch val := v.(type) {
 	case nil:

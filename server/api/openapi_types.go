@@ -2,8 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"reflect"
-	"time"
 
 	"github.com/invopop/jsonschema"
 
@@ -47,17 +45,22 @@ var componentTypes = map[string]any{
 	"CredentialList":    credentialList{},
 	"Credential":        store.Credential{},
 	"CredentialRequest": credentialRequestDoc{},
+	"CredentialUpdate":  credentialUpdateDoc{},
 
-	"SetupStatus":       setupStatus{},
-	"SetupAdminRequest": setupAdminRequest{},
-	"SetupAdmin":        setupAdminResponse{},
-	"SignInRequest":     signInRequest{},
-	"Session":           sessionResponse{},
-	"SessionUser":       sessionUser{},
-	"TokenList":         tokenList{},
-	"Token":             tokenView{},
-	"AuditPage":         auditPage{},
-	"AuditEvent":        store.AuditEvent{},
+	"SetupStatus":          setupStatus{},
+	"SetupAdminRequest":    setupAdminRequest{},
+	"SetupAdmin":           setupAdminResponse{},
+	"SignInRequest":        signInRequest{},
+	"Session":              sessionResponse{},
+	"SessionUser":          sessionUser{},
+	"TokenList":            tokenList{},
+	"TokenCreateRequest":   tokenCreateRequest{},
+	"TokenExchangeRequest": tokenExchangeRequest{},
+	"IssuedToken":          issuedToken{},
+	"ClusterKubeconfig":    clusterKubeconfig{},
+	"Token":                tokenView{},
+	"AuditPage":            auditPage{},
+	"AuditEvent":           store.AuditEvent{},
 }
 
 // credentialRequestDoc documents credentialRequest, whose decoding also
@@ -69,6 +72,30 @@ type credentialRequestDoc struct {
 	Kind   string            `json:"kind" jsonschema:"required"`
 	Fields map[string]string `json:"fields,omitempty" jsonschema:"description=the fields the kind declares (see GET /api/v1/providers)"`
 }
+
+// credentialUpdateDoc documents PATCH /credentials/{id}: every field may
+// be left out, keeping what is stored; fields are merged into the stored
+// ones.
+type credentialUpdateDoc struct {
+	Label  string            `json:"label,omitempty" jsonschema:"description=a new label"`
+	Kind   string            `json:"kind,omitempty" jsonschema:"description=the stored kind; a credential cannot change kind"`
+	Fields map[string]string `json:"fields,omitempty" jsonschema:"description=the fields to change; the others keep their stored values"`
+}
+
+// legacyFields is how both credential bodies document the fields the
+// server also accepts at the top level.
+func legacyFields(s *jsonschema.Schema) {
+	// Untyped: "fields" is an object, and a generated client's type for a
+	// string map would refuse it.
+	s.AdditionalProperties = &jsonschema.Schema{
+		Description: "a field of the kind, as a string, given at the top level instead of in fields (the form from before plugins declared credential kinds)"}
+}
+
+// JSONSchemaExtend documents the top-level fields.
+func (credentialRequestDoc) JSONSchemaExtend(s *jsonschema.Schema) { legacyFields(s) }
+
+// JSONSchemaExtend documents the top-level fields.
+func (credentialUpdateDoc) JSONSchemaExtend(s *jsonschema.Schema) { legacyFields(s) }
 
 // generatedSchemas reflects componentTypes into JSON Schema objects that
 // OpenAPI 3.0 accepts: nested types inline, no $schema or $id.
@@ -85,14 +112,9 @@ func generatedSchemas() map[string]any {
 		name, _ := requestSchema(r)
 		requests[name] = true
 	}
-	mapper := func(t reflect.Type) *jsonschema.Schema {
-		if t == reflect.TypeOf(time.Time{}) {
-			return &jsonschema.Schema{Type: "string", Format: "date-time"}
-		}
-		return nil
-	}
-	response := &jsonschema.Reflector{DoNotReference: true, Anonymous: true, Mapper: mapper}
-	request := &jsonschema.Reflector{DoNotReference: true, Anonymous: true, Mapper: mapper, RequiredFromJSONSchemaTags: true}
+	response := &jsonschema.Reflector{DoNotReference: true, Anonymous: true}
+	request := &jsonschema.Reflector{DoNotReference: true, Anonymous: true, RequiredFromJSONSchemaTags: true}
+	response.Mapper, request.Mapper = enumMapper(*response), enumMapper(*request)
 	out := make(map[string]any, len(componentTypes))
 	for name, v := range componentTypes {
 		r := response
@@ -101,7 +123,7 @@ func generatedSchemas() map[string]any {
 		}
 		out[name] = reflectSchema(r, v)
 	}
-	return out
+	return referenceComponents(out)
 }
 
 // reflectSchema is v's type as an OpenAPI 3.0 schema object.

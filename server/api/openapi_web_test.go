@@ -14,7 +14,7 @@ func TestDashboardOpenAPIIsCurrent(t *testing.T) {
 		t.Fatalf("%v: run make web-types", err)
 	}
 	if !bytes.Equal(bytes.TrimSpace(committed), bytes.TrimSpace(OpenAPIDocument())) {
-		t.Error("web/openapi.json differs from the document the server builds, so the dashboard's API types (web/src/api/schema.d.ts) " +
+		t.Error("web/openapi.json differs from the document the server builds, so the dashboard's API types (web/src/api/schema.ts) " +
 			"are stale: run make web-types and commit both")
 	}
 }

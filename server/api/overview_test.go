@@ -8,6 +8,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 	"github.com/ochestra-tech/kubeopera/server/federation"
@@ -84,4 +87,36 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 	if !strings.Contains(string(body), "node-not-ready") || !strings.Contains(string(body), "requests") {
 		t.Errorf("health = %s; want the not-ready node among the findings and usage from requests", body)
 	}
+
+	// An admin's kubeconfig of the live cluster reaches it; a cluster with
+	// none stored yet is a 409.
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/kubeconfig", e.admin, nil)
+	mustStatus(t, "kubeconfig", code, body, 200)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(decode[clusterKubeconfig](t, body).Kubeconfig))
+	if err != nil {
+		t.Fatalf("the kubeconfig served does not load: %v", err)
+	}
+	nodes, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) != 2 {
+		t.Errorf("listing nodes with the kubeconfig served: %v (%d nodes, want 2)", err, len(nodes.Items))
+	}
+	pending := &store.Cluster{Name: "no-kubeconfig", Provider: "aws", Source: store.SourceConnectedExisting, Status: "Pending"}
+	if err := e.st.CreateCluster(ctx, pending); err != nil {
+		t.Fatal(err)
+	}
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+pending.ID+"/kubeconfig", e.admin, nil)
+	mustStatus(t, "kubeconfig of a cluster with none", code, body, 409)
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/no-such-id/kubeconfig", e.admin, nil)
+	mustStatus(t, "kubeconfig of no cluster", code, body, 404)
+	audit := decode[auditPage](t, adminGet(t, e, "/api/v1/audit?target="+live.ID))
+	if len(audit.Items) == 0 || audit.Items[0].Route != "/api/v1/clusters/:id/kubeconfig" || audit.Items[0].Actor != "test-platform-admin" {
+		t.Errorf("reading the kubeconfig is not audited: %+v", audit.Items)
+	}
+}
+
+func adminGet(t *testing.T, e *env, path string) []byte {
+	t.Helper()
+	code, body := e.do(http.MethodGet, path, e.admin, nil)
+	mustStatus(t, "GET "+path, code, body, 200)
+	return body
 }

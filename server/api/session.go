@@ -92,47 +92,56 @@ const sessionLocal = "session"
 // a sign-in takes as long whether or not the account exists.
 var dummyPasswordHash, _ = bcrypt.GenerateFromPassword([]byte("not-a-password-of-anyone"), passwordHashCost)
 
-// signIn checks a username and password and starts a session. Repeated
-// failures are throttled per account and per client address before the
-// password is even compared.
+// signIn checks a username and password and starts a session.
 func (s *server) signIn(c *fiber.Ctx) error {
 	var r signInRequest
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
-	if r.Username == "" || r.Password == "" {
-		return invalid(FieldProblem{"username", "username and password are both required"})
+	u, err := s.checkPassword(c, r.Username, r.Password)
+	if err != nil {
+		return err
+	}
+	return s.startSession(c, u, s.sessions.now())
+}
+
+// checkPassword is every password sign-in's check, the dashboard's and
+// the CLI's token exchange alike: repeated failures are throttled per
+// account and per client address before the password is even compared.
+func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.User, error) {
+	if username == "" || password == "" {
+		return nil, invalid(FieldProblem{"username", "username and password are both required"})
 	}
 	ctx, o := c.UserContext(), s.sessions
 	now := o.now()
-	account, address := "account:"+r.Username, "address:"+c.IP()
+	account, address := "account:"+username, "address:"+c.IP()
 	if err := s.checkThrottle(c, now, account, o.PerAccount, "this account"); err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.checkThrottle(c, now, address, o.PerAddress, "your address"); err != nil {
-		return err
+		return nil, err
 	}
-	u, err := s.store.UserByUsername(ctx, r.Username)
+	u, err := s.store.UserByUsername(ctx, username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
+		return nil, err
 	}
 	hash := dummyPasswordHash
 	if u != nil {
 		hash = []byte(u.PasswordHash)
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(r.Password)) != nil || u == nil {
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
 		for _, subject := range []string{account, address} {
 			if err := s.store.RecordSignInFailure(ctx, subject, now, o.Window); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		s.log.Info("sign-in failed", "username", r.Username, "request_id", requestID(c))
-		return problem(http.StatusUnauthorized, "wrong username or password")
+		s.log.Info("sign-in failed", "username", username, "request_id", requestID(c))
+		return nil, problem(http.StatusUnauthorized, "wrong username or password")
 	}
 	if err := s.store.ClearSignInFailures(ctx, account); err != nil {
-		return err
+		return nil, err
 	}
-	return s.startSession(c, u, now)
+	return u, nil
 }
 
 // checkThrottle refuses a sign-in while subject has used up its failures.

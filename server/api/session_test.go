@@ -67,8 +67,9 @@ func (e *sessionEnv) signIn(name, password string, header ...string) (int, *http
 		}
 	}
 	var body sessionResponse
+	b, _ := io.ReadAll(resp.Body)
+	validateAnswer(e.t, req, resp, b)
 	if resp.StatusCode == http.StatusCreated {
-		b, _ := io.ReadAll(resp.Body)
 		body = decode[sessionResponse](e.t, b)
 	}
 	return resp.StatusCode, cookie, body.CSRFToken

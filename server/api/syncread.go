@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -76,7 +77,7 @@ func (s *server) dropFinished(c *fiber.Ctx, rows []store.Cluster, observed map[s
 	out := rows[:0]
 	for _, r := range rows {
 		_, exists := observed[r.ID]
-		ending := strings.EqualFold(r.Status, hostclusters.PhaseDeleting) || strings.EqualFold(r.Status, hostclusters.PhaseTearingDown)
+		ending := strings.EqualFold(r.Status, string(v1alpha1.PhaseDeleting)) || strings.EqualFold(r.Status, string(v1alpha1.PhaseTearingDown))
 		if exists || !ending || r.Source == store.SourceSelfRegistered {
 			out = append(out, r)
 			continue
@@ -104,10 +105,10 @@ func syncInventory(row *store.Cluster, o hostclusters.Observed) bool {
 // disconnect cannot be undone, and a teardown ends only by failing.
 func sticky(rowStatus string, o hostclusters.Observed) bool {
 	switch {
-	case strings.EqualFold(rowStatus, hostclusters.PhaseDeleting):
-		return o.Phase != hostclusters.PhaseDeleting
-	case strings.EqualFold(rowStatus, hostclusters.PhaseTearingDown):
-		return o.Phase != hostclusters.PhaseTearingDown && (o.Phase != hostclusters.PhaseFailed || o.TeardownPending)
+	case strings.EqualFold(rowStatus, string(v1alpha1.PhaseDeleting)):
+		return o.Phase != string(v1alpha1.PhaseDeleting)
+	case strings.EqualFold(rowStatus, string(v1alpha1.PhaseTearingDown)):
+		return o.Phase != string(v1alpha1.PhaseTearingDown) && (o.Phase != string(v1alpha1.PhaseFailed) || o.TeardownPending)
 	}
 	return false
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -46,7 +47,7 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 	if !provisioned(row) {
 		return problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot destroy it: disconnect it instead (DELETE /api/v1/clusters/%s)", row.Name, row.ID)
 	}
-	if strings.EqualFold(row.Status, hostclusters.PhaseDeleting) {
+	if strings.EqualFold(row.Status, string(v1alpha1.PhaseDeleting)) {
 		return problem(http.StatusConflict, "cluster %q is being disconnected; its cloud resources are no longer managed by KubeOpera", row.Name)
 	}
 	if err := s.registry.Teardown(ctx, row.ID); err != nil {
@@ -59,14 +60,16 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 		return problem(http.StatusBadGateway, "could not request the teardown of %q on the management cluster: %v; retry", row.Name, err)
 	}
 	msg := "teardown requested: the provider plugin destroys the cluster's cloud resources; the cluster stays listed until they are gone"
-	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: hostclusters.PhaseTearingDown, Message: msg}}); err != nil {
+	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: string(v1alpha1.PhaseTearingDown), Message: msg}}); err != nil {
 		return err
 	}
-	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: hostclusters.PhaseTearingDown, Message: msg})
+	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: string(v1alpha1.PhaseTearingDown), Message: msg})
 }
 
 func provisioned(row *store.Cluster) bool {
-	return row.Source == store.SourceProvisionedVanilla || row.Source == store.SourceProvisionedEKS
+	// SourceProvisioned: any other plugin's (the local provider's too);
+	// the controller's teardown runs whichever plugin provisioned it.
+	return row.Source == store.SourceProvisionedVanilla || row.Source == store.SourceProvisionedEKS || row.Source == store.SourceProvisioned
 }
 
 // provisioningPhases are those in which a provisioned cluster's cloud
@@ -76,7 +79,7 @@ var provisioningPhases = map[string]bool{"pending": true, "provisioning": true, 
 // disconnectAllowed answers a disconnect that must not happen now (nil when
 // it may), and the message of one that may.
 func disconnectAllowed(row *store.Cluster) (string, *Problem) {
-	if strings.EqualFold(row.Status, hostclusters.PhaseDeleting) {
+	if strings.EqualFold(row.Status, string(v1alpha1.PhaseDeleting)) {
 		return "disconnecting: waiting for the controller to remove KubeOpera's Flux objects from the cluster", nil
 	}
 	if !provisioned(row) {

@@ -64,7 +64,7 @@ func (u *TokenUsage) Run(ctx context.Context, interval time.Duration, onErr func
 type tokenView struct {
 	ID         string     `json:"id"`
 	Name       string     `json:"name"`
-	Role       string     `json:"role"`
+	Role       Role       `json:"role"`
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
@@ -77,7 +77,7 @@ type tokenList struct {
 }
 
 func viewToken(t store.Token) tokenView {
-	return tokenView{ID: t.ID, Name: t.Name, Role: t.Role, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt,
+	return tokenView{ID: t.ID, Name: t.Name, Role: Role(t.Role), CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt,
 		ExpiresAt: t.ExpiresAt, RevokedAt: t.RevokedAt, Active: t.Active(time.Now())}
 }
 

@@ -82,6 +82,10 @@ const (
 	BadgeRed   = "red"
 )
 
+// Badges lists every badge a score can have (BadgeUnknown when it cannot
+// be judged): the REST API documents the field with this list as its enum.
+var Badges = []string{BadgeGreen, BadgeAmber, BadgeRed, BadgeUnknown}
+
 // Compute scores in: it starts from 100 and deducts one penalty per finding
 // (see the Rule constants for the table). Findings come in a stable order,
 // whatever the order of in's slices: node rules by node name, pod rules by

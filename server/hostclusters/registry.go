@@ -84,14 +84,6 @@ type Observed struct {
 	TeardownPending bool
 }
 
-// The phases the server acts on.
-const (
-	PhaseDeleting    = "Deleting"
-	PhaseTearingDown = "TearingDown"
-	PhaseReady       = "Ready"
-	PhaseFailed      = "Failed"
-)
-
 // Registry creates, observes and removes HostClusters.
 type Registry interface {
 	Create(ctx context.Context, s Spec) error

@@ -27,6 +27,10 @@ const (
 	SourceProvisioned Source = "provisioned"
 )
 
+// Sources lists every Source: the REST API's document, its clients and the
+// dashboard take the enum from this list.
+var Sources = []Source{SourceSelfRegistered, SourceConnectedExisting, SourceProvisionedVanilla, SourceProvisionedEKS, SourceProvisioned}
+
 // MaxClusterNameLength is the width of the clusters.name column: a DNS label.
 const MaxClusterNameLength = 63
 

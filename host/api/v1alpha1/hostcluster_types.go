@@ -132,6 +132,12 @@ const (
 	PhaseTearingDown Phase = "TearingDown"
 )
 
+// Phases is every phase, in the order a cluster goes through them: the one
+// list the REST API's document, its clients and the dashboard take their
+// enums from (the Enum marker above lists the same, checked by a test).
+var Phases = []Phase{PhasePending, PhaseValidatingAccess, PhaseProvisioning, PhaseBootstrappingFlux,
+	PhaseGeneratingGitOpsTree, PhaseInstallingKubeOpera, PhaseReady, PhaseFailed, PhaseDeleting, PhaseTearingDown}
+
 // HostClusterStatus is what the controller observed.
 type HostClusterStatus struct {
 	// +optional

@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,5 +74,27 @@ func TestDerivePhase(t *testing.T) {
 				t.Errorf("phase %s, want %s", got, c.want)
 			}
 		})
+	}
+}
+
+// The CRD's enum (the kubebuilder marker on Phase, which controller-gen
+// reads) lists exactly Phases, in order: the API server then refuses any
+// phase the REST API's document does not know.
+func TestPhaseEnumMarkerListsPhases(t *testing.T) {
+	src, err := os.ReadFile("hostcluster_types.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(src), "+kubebuilder:validation:Enum=Pending")
+	if !ok {
+		t.Fatal("Phase has no Enum marker")
+	}
+	marker, _, _ := strings.Cut("Pending"+after, "\n")
+	var want []string
+	for _, p := range Phases {
+		want = append(want, string(p))
+	}
+	if marker != strings.Join(want, ";") {
+		t.Errorf("Enum marker %q, want %q (from Phases)", marker, strings.Join(want, ";"))
 	}
 }

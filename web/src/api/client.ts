@@ -1,6 +1,6 @@
-// The one API client: typed by schema.d.ts, which is generated from the
+// The one API client: typed by schema.ts, which is generated from the
 // server's /openapi.json (make web-types), so the UI and the API agree.
-import type { components } from './schema';
+import type { components, paths } from './schema';
 
 type S = components['schemas'];
 export type Cluster = S['Cluster'];
@@ -75,15 +75,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   return data as T;
 }
 
-/** A page of GET /clusters: limit, the continue token of the previous page, filters. */
-export type ClusterQuery = {
-  limit?: number;
-  continue?: string;
-  phase?: string;
-  provider?: string;
-  source?: string;
-  namePrefix?: string;
-};
+/** A page of GET /clusters: limit, the continue token of the previous page, filters (as the document declares them). */
+export type ClusterQuery = NonNullable<paths['/api/v1/clusters']['get']['parameters']['query']>;
 
 /** "?a=1&b=2" of the parameters that are set, or "". */
 function queryString(q: Record<string, string | number | undefined>): string {

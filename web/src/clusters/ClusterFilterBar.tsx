@@ -1,8 +1,9 @@
+import { clusterStatusValues } from '../api/schema';
 import { sourceLabel, sources } from './labels';
 import type { ClusterFilters } from './queries';
 
-const phases = ['Pending', 'ValidatingAccess', 'Provisioning', 'BootstrappingFlux', 'GeneratingGitOpsTree', 'InstallingKubeOpera',
-  'Ready', 'Failed', 'Deleting'];
+/** Every phase, from the server's one list (the document's enum). */
+const phases = clusterStatusValues;
 
 /** Narrows the cluster list; the API does the filtering, page by page. */
 export function ClusterFilterBar({ value, onChange }: { value: ClusterFilters; onChange: (f: ClusterFilters) => void }) {

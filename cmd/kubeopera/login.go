@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ochestra-tech/kubeopera/internal/apiclient"
+)
+
+type loginOptions struct {
+	contextName, username, token string
+	passwordStdin                bool
+	ttl                          time.Duration
+}
+
+func newLoginCommand() *cobra.Command {
+	var o loginOptions
+	cmd := &cobra.Command{
+		Use:   "login SERVER",
+		Short: "Sign in to a KubeOpera server and keep a token for it as a named context",
+		Long: "Sign in to the KubeOpera server at SERVER (https://kubeopera.example.com). The password\n" +
+			"(prompted for, or the first line of standard input with --password-stdin) is exchanged for\n" +
+			"an API token of your role that expires (--ttl); it goes through the same limits as the\n" +
+			"dashboard's sign-in. With --token, an existing API token is checked and kept instead.\n" +
+			"The token is stored with the server's URL in a context of the per-user configuration file\n" +
+			"($KUBEOPERA_CONFIG, default ~/.config/kubeopera/config.yaml, mode 0600), which becomes current.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return login(cmd, args[0], o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.contextName, "context", "", "name of the context to store (default: the server's host)")
+	f.StringVarP(&o.username, "username", "u", "", "your username (prompted for when not given)")
+	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from the first line of standard input")
+	f.StringVar(&o.token, "token", "", "keep this API token instead of signing in with a password")
+	f.DurationVar(&o.ttl, "ttl", 0, "how long the token lasts, such as 168h (default 720h, at most 2160h)")
+	return cmd
+}
+
+func login(cmd *cobra.Command, server string, o loginOptions) error {
+	u, err := url.Parse(server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &exitError{code: exitUsage, err: fmt.Errorf("SERVER %q: want a URL such as https://kubeopera.example.com", server)}
+	}
+	server = strings.TrimRight(server, "/")
+	ctx := cliContext{Name: o.contextName, Server: server}
+	if ctx.Name == "" {
+		ctx.Name = u.Host
+	}
+	if o.token != "" {
+		if err := checkToken(cmd, &ctx, o.token); err != nil {
+			return err
+		}
+	} else if err := exchangePassword(cmd, &ctx, o); err != nil {
+		return err
+	}
+	cfg, path, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	cfg.put(ctx)
+	if err := cfg.save(path); err != nil {
+		return err
+	}
+	expiry := "never expires"
+	if ctx.ExpiresAt != nil {
+		expiry = "expires " + ctx.ExpiresAt.Local().Format(time.RFC3339)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "logged in to %s as %s (context %q; the token %s)\n", server, ctx.Username, ctx.Name, expiry)
+	return nil
+}
+
+// checkToken asks the server who the token is.
+func checkToken(cmd *cobra.Command, ctx *cliContext, token string) error {
+	cl, err := newAPIClient(ctx.Server, token)
+	if err != nil {
+		return err
+	}
+	resp, err := cl.GetSessionWithResponse(cmd.Context())
+	if err := expect(resp, err, http.StatusOK); err != nil {
+		return err
+	}
+	ctx.Token, ctx.Username = token, resp.JSON200.User.Username
+	return nil
+}
+
+func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions) error {
+	in := bufio.NewReader(cmd.InOrStdin())
+	username := o.username
+	if username == "" && !o.passwordStdin {
+		fmt.Fprint(cmd.ErrOrStderr(), "Username: ")
+		line, err := in.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the username: %w", err)
+		}
+		username = strings.TrimSpace(line)
+	}
+	if username == "" {
+		return &exitError{code: exitUsage, err: errors.New("a username is needed: pass --username")}
+	}
+	password, err := readPassword(cmd, in, o.passwordStdin)
+	if err != nil {
+		return err
+	}
+	cl, err := newAPIClient(ctx.Server, "")
+	if err != nil {
+		return err
+	}
+	body := apiclient.TokenExchangeRequest{Username: username, Password: password}
+	if o.ttl > 0 {
+		secs := int(o.ttl.Seconds())
+		body.TtlSeconds = &secs
+	}
+	resp, err := cl.ExchangePasswordForTokenWithResponse(cmd.Context(), body)
+	if err := expect(resp, err, http.StatusCreated); err != nil {
+		return err
+	}
+	t := resp.JSON201
+	ctx.Token, ctx.TokenID, ctx.Username, ctx.ExpiresAt = t.Token, t.Id, username, t.ExpiresAt
+	return nil
+}
+
+// readPassword reads the first line of standard input with --password-stdin,
+// else prompts on the terminal without echo.
+func readPassword(cmd *cobra.Command, in *bufio.Reader, fromStdin bool) (string, error) {
+	if fromStdin {
+		line, err := in.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("read the password from standard input: %w", err)
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+	f, ok := cmd.InOrStdin().(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return "", &exitError{code: exitUsage, err: errors.New("standard input is not a terminal: pass --password-stdin (or --token)")}
+	}
+	fmt.Fprint(cmd.ErrOrStderr(), "Password: ")
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(cmd.ErrOrStderr())
+	if err != nil {
+		return "", fmt.Errorf("read the password: %w", err)
+	}
+	return string(b), nil
+}
