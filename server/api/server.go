@@ -9,6 +9,7 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -84,6 +85,10 @@ type Deps struct {
 	Sessions SessionOptions
 	// Web is the dashboard's build, served at / (nil: no dashboard).
 	Web fs.FS
+	// TrustedProxies are the proxies (a Gateway, a load balancer) whose
+	// X-Forwarded-For and X-Forwarded-Proto are believed; from any other
+	// peer both headers are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 type server struct {
@@ -112,6 +117,8 @@ type server struct {
 	setupMu      sync.Mutex
 	hashPassword func([]byte) ([]byte, error)
 	sessions     SessionOptions
+
+	trustedProxies []netip.Prefix
 }
 
 // New returns the API as a fiber app.
@@ -139,6 +146,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
 	s.sessions = d.Sessions.withDefaults()
+	s.trustedProxies = d.TrustedProxies
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -155,6 +163,10 @@ func newServer(d Deps) (*server, *fiber.App) {
 		Immutable:    true,
 		ReadTimeout:  30 * time.Second,
 		WriteTimeout: 60 * time.Second,
+		// X-Forwarded-Proto (c.Protocol) only from a trusted proxy;
+		// clientAddr reads X-Forwarded-For by the same list.
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          prefixStrings(d.TrustedProxies),
 	})
 	app.Use(recover.New(), securityHeaders, dropBadRequestID, requestid.New(), s.observe, s.audit)
 	for _, r := range routes {
@@ -183,6 +195,14 @@ func (s *server) observe(c *fiber.Ctx) error {
 	s.log.Info("request", "method", c.Method(), "route", route, "status", status,
 		"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", requestID(c), "principal", who(c).Name)
 	return err
+}
+
+func prefixStrings(ps []netip.Prefix) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
 }
 
 func routePattern(c *fiber.Ctx) string {

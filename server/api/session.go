@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -92,9 +91,8 @@ const sessionLocal = "session"
 // a sign-in takes as long whether or not the account exists.
 var dummyPasswordHash, _ = bcrypt.GenerateFromPassword([]byte("not-a-password-of-anyone"), passwordHashCost)
 
-// signIn checks a username and password and starts a session. Repeated
-// failures are throttled per account and per client address before the
-// password is even compared.
+// signIn checks a username and password and starts a session. The attempt
+// is counted before the password is compared (reserveSignIn).
 func (s *server) signIn(c *fiber.Ctx) error {
 	var r signInRequest
 	if err := bindJSON(c, &r); err != nil {
@@ -103,48 +101,40 @@ func (s *server) signIn(c *fiber.Ctx) error {
 	if r.Username == "" || r.Password == "" {
 		return invalid(FieldProblem{"username", "username and password are both required"})
 	}
-	ctx, o := c.UserContext(), s.sessions
-	now := o.now()
-	account, address := "account:"+r.Username, "address:"+c.IP()
-	if err := s.checkThrottle(c, now, account, o.PerAccount, "this account"); err != nil {
+	if f := checkUsername("username", r.Username); f != nil {
+		return invalid(*f) // no account can have it: not worth a counter
+	}
+	u, err := s.checkPassword(c, r.Username, r.Password)
+	if err != nil {
 		return err
 	}
-	if err := s.checkThrottle(c, now, address, o.PerAddress, "your address"); err != nil {
-		return err
+	return s.startSession(c, u, s.sessions.now())
+}
+
+// checkPassword returns the user named username if password is theirs,
+// after reserving the attempt; a wrong password or unknown user answers
+// 401, a used-up budget 429. Any route that signs someone in with a
+// password goes through it.
+func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.User, error) {
+	if err := s.reserveSignIn(c, username); err != nil {
+		return nil, err
 	}
-	u, err := s.store.UserByUsername(ctx, r.Username)
+	u, err := s.store.UserByUsername(c.UserContext(), username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
+		return nil, err
 	}
 	hash := dummyPasswordHash
 	if u != nil {
 		hash = []byte(u.PasswordHash)
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(r.Password)) != nil || u == nil {
-		for _, subject := range []string{account, address} {
-			if err := s.store.RecordSignInFailure(ctx, subject, now, o.Window); err != nil {
-				return err
-			}
-		}
-		s.log.Info("sign-in failed", "username", r.Username, "request_id", requestID(c))
-		return problem(http.StatusUnauthorized, "wrong username or password")
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
+		s.log.Info("sign-in failed", "username", username, "request_id", requestID(c))
+		return nil, problem(http.StatusUnauthorized, "wrong username or password")
 	}
-	if err := s.store.ClearSignInFailures(ctx, account); err != nil {
-		return err
+	if err := s.signedIn(c, username); err != nil {
+		return nil, err
 	}
-	return s.startSession(c, u, now)
-}
-
-// checkThrottle refuses a sign-in while subject has used up its failures.
-func (s *server) checkThrottle(c *fiber.Ctx, now time.Time, subject string, limit int, whose string) error {
-	n, start, err := s.store.SignInFailures(c.UserContext(), subject, now, s.sessions.Window)
-	if err != nil || n < limit {
-		return err
-	}
-	wait := start.Add(s.sessions.Window).Sub(now)
-	c.Set(fiber.HeaderRetryAfter, fmt.Sprint(int(wait.Seconds())+1))
-	return problem(http.StatusTooManyRequests, "too many failed sign-ins for %s; try again in %s", whose,
-		wait.Round(time.Minute).String())
+	return u, nil
 }
 
 func (s *server) startSession(c *fiber.Ctx, u *store.User, now time.Time) error {

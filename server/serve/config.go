@@ -44,6 +44,9 @@ type Config struct {
 	// federation's defaults.
 	OverviewConcurrency int
 	OverviewCacheTTL    time.Duration
+	// TrustedProxies are the proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (IP addresses or CIDR prefixes).
+	TrustedProxies []string
 }
 
 func (c *Config) databaseDSN() string {
