@@ -162,7 +162,13 @@ func (s *server) seal(row *store.Credential, kind sdk.CredentialKind, fields map
 	if err != nil {
 		return fmt.Errorf("seal credential: %w", err)
 	}
-	row.Ciphertext, row.KeyID, row.Last4 = sealed, keyID, ""
+	row.Ciphertext, row.KeyID, row.Last4, row.SourceID = sealed, keyID, "", nil
+	for _, f := range kind.Fields {
+		if v := fields[f.Name]; f.Type == sdk.CredentialRef && v != "" {
+			row.SourceID = &v
+			break
+		}
+	}
 	if kind.Last4Field != "" {
 		row.Last4 = sealing.Last4(fields[kind.Last4Field])
 	}

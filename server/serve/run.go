@@ -45,6 +45,9 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if err != nil {
 		return err
 	}
+	if err := api.RecordCredentialSources(ctx, st, keys, log); err != nil {
+		return fmt.Errorf("record the sources of stored credentials: %w", err)
+	}
 	if err := EnsureAdminToken(ctx, c, st, say); err != nil {
 		return err
 	}
