@@ -69,6 +69,8 @@ func newServerCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&c.OverviewCacheTTL, "overview-cache-ttl", federation.DefaultCacheTTL, "how long viewers of the overview share one result (negative: only concurrent viewers share)")
 	cmd.Flags().StringSliceVar(&c.TrustedProxies, "trusted-proxy", envList("KUBEOPERA_TRUSTED_PROXIES"),
 		"IP address or CIDR of a proxy in front of the server whose X-Forwarded-For and X-Forwarded-Proto are believed; repeatable (env KUBEOPERA_TRUSTED_PROXIES, comma-separated)")
+	cmd.Flags().BoolVar(&c.AllowUnsafeKubeconfigs, "allow-unsafe-kubeconfigs", os.Getenv("KUBEOPERA_ALLOW_UNSAFE_KUBECONFIGS") == "true",
+		"let connect take kubeconfigs with insecure-skip-tls-verify, proxy-url, a link-local server or user information in the server URL (env KUBEOPERA_ALLOW_UNSAFE_KUBECONFIGS=true)")
 	cmd.Flags().BoolVar(&withController, "with-controller", false, "also run the host-cluster-controller in this process (no leader election: run one replica)")
 	reconcileFlags(cmd.Flags(), &o)
 	return cmd

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,6 +43,9 @@ func newUsersCommand() *cobra.Command {
 			}
 			defer st.Close()
 			if err := st.CreateUser(cmd.Context(), u); err != nil {
+				return err
+			}
+			if err := auditCLI(cmd.Context(), cmd, st, u.ID, http.StatusCreated); err != nil {
 				return err
 			}
 			if generated {
@@ -87,14 +91,17 @@ func newUsersUnlockCommand() *cobra.Command {
 			}
 			defer st.Close()
 			var n int
-			what := "address " + address
+			what, target := "address "+address, address
 			if address != "" {
 				n, err = api.UnlockAddress(cmd.Context(), st, address)
 			} else {
-				what = fmt.Sprintf("user %q", args[0])
+				what, target = fmt.Sprintf("user %q", args[0]), args[0]
 				n, err = api.UnlockAccount(cmd.Context(), st, args[0])
 			}
 			if err != nil {
+				return err
+			}
+			if err := auditCLI(cmd.Context(), cmd, st, target, http.StatusOK); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "unlocked %s (%d sign-in counters cleared)\n", what, n)

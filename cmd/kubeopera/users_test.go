@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,42 @@ func TestUsersUnlockClearsAnAccountOrAnAddress(t *testing.T) {
 		if locked(s) {
 			t.Errorf("%s is still locked", s)
 		}
+	}
+}
+
+func TestCLIMutationsAreAudited(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KUBEOPERA_DATABASE_URL", "")
+	if out, err := runTokens(t, "create", "--data-dir", dir, "--name", "ci"); err != nil {
+		t.Fatalf("tokens create: %v\n%s", err, out)
+	}
+	if out, err := runTokens(t, "revoke", "--data-dir", dir, "ci"); err != nil {
+		t.Fatalf("tokens revoke: %v\n%s", err, out)
+	}
+	if out, err := runUsers(t, "create", "--data-dir", dir, "--username", "ops", "--email", "ops@example.com"); err != nil {
+		t.Fatalf("users create: %v\n%s", err, out)
+	}
+	if out, err := runUsers(t, "unlock", "--data-dir", dir, "--address", "203.0.113.7"); err != nil {
+		t.Fatalf("users unlock: %v\n%s", err, out)
+	}
+	st, err := serve.OpenStore(context.Background(), serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evs, err := st.ListAuditEvents(context.Background(), store.AuditFilter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		if !strings.HasPrefix(ev.Actor, "cli") || ev.Method != "CLI" || ev.Target == "" || ev.RequestID == "" {
+			t.Errorf("event %+v: want actor cli:<user>, method CLI, a target and an ID", ev)
+		}
+		got = append(got, fmt.Sprintf("%s %d", ev.Route, ev.Status))
+	}
+	want := "users unlock 200,users create 201,tokens revoke 200,tokens create 201"
+	if strings.Join(got, ",") != want {
+		t.Errorf("CLI audit events %q, want %q", strings.Join(got, ","), want)
 	}
 }

@@ -143,7 +143,8 @@ func (s *server) createCredential(c *fiber.Ctx) error {
 	if err := s.seal(row, kind, r.Fields); err != nil {
 		return err
 	}
-	if err := s.store.CreateCredential(c.UserContext(), row); err != nil {
+	if err := s.store.CreateCredential(c.UserContext(), row, s.auditedWith(c, http.StatusCreated)); err != nil {
+		c.Locals(auditedKey, nil) // not stored: the middleware records the failure
 		return err
 	}
 	return c.Status(http.StatusCreated).JSON(row)
@@ -212,7 +213,8 @@ func (s *server) deleteCredential(c *fiber.Ctx) error {
 	if users != "" {
 		return problem(http.StatusConflict, "credential %q is still needed by %s; delete or change those first", row.Label, users)
 	}
-	if err := s.store.DeleteCredential(ctx, row.ID); err != nil {
+	if err := s.store.DeleteCredential(ctx, row.ID, s.auditedWith(c, http.StatusNoContent)); err != nil {
+		c.Locals(auditedKey, nil) // not stored: the middleware records the failure
 		return err
 	}
 	return c.SendStatus(http.StatusNoContent)

@@ -89,6 +89,10 @@ type Deps struct {
 	// X-Forwarded-For and X-Forwarded-Proto are believed; from any other
 	// peer both headers are ignored.
 	TrustedProxies []netip.Prefix
+	// AllowUnsafeKubeconfigs lets POST /clusters/connect take kubeconfigs
+	// that turn off TLS verification, name a proxy, a link-local server or
+	// user information in the server URL (refused by default).
+	AllowUnsafeKubeconfigs bool
 }
 
 type server struct {
@@ -118,7 +122,8 @@ type server struct {
 	hashPassword func([]byte) ([]byte, error)
 	sessions     SessionOptions
 
-	trustedProxies []netip.Prefix
+	trustedProxies         []netip.Prefix
+	allowUnsafeKubeconfigs bool
 }
 
 // New returns the API as a fiber app.
@@ -146,7 +151,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
 	s.sessions = d.Sessions.withDefaults()
-	s.trustedProxies = d.TrustedProxies
+	s.trustedProxies, s.allowUnsafeKubeconfigs = d.TrustedProxies, d.AllowUnsafeKubeconfigs
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -155,7 +160,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	}
 	app := fiber.New(fiber.Config{
 		BodyLimit:             maxBodyBytes,
-		ErrorHandler:          errorHandler(s.log),
+		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
 		// Fiber otherwise hands out strings that alias its reused request
 		// buffers: a method or path kept in a metric label, log or map
@@ -168,7 +173,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 		EnableTrustedProxyCheck: true,
 		TrustedProxies:          prefixStrings(d.TrustedProxies),
 	})
-	app.Use(recover.New(), securityHeaders, dropBadRequestID, requestid.New(), s.observe, s.audit)
+	app.Use(recover.New(), securityHeaders, serverRequestID, requestid.New(), s.observe, s.audit)
 	for _, r := range routes {
 		app.Add(r.method, r.path, s.authorize(r.role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) })
 	}
@@ -192,8 +197,10 @@ func (s *server) observe(c *fiber.Ctx) error {
 	route := routePattern(c)
 	elapsed := time.Since(start)
 	s.metrics.observe(c.Method(), route, status, elapsed)
+	clientID, _ := c.Locals(clientRequestIDKey).(string)
 	s.log.Info("request", "method", c.Method(), "route", route, "status", status,
-		"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", requestID(c), "principal", who(c).Name)
+		"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", requestID(c), "client_request_id", clientID,
+		"principal", who(c).Name)
 	return err
 }
 

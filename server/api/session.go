@@ -119,6 +119,8 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 	if err := s.reserveSignIn(c, username); err != nil {
 		return nil, err
 	}
+	// Past the limit, the attempt is worth a row in the audit log.
+	c.Locals(auditActorKey, username)
 	u, err := s.store.UserByUsername(c.UserContext(), username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
@@ -134,6 +136,7 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 	if err := s.signedIn(c, username); err != nil {
 		return nil, err
 	}
+	c.Locals(auditTargetKey, u.ID)
 	return u, nil
 }
 

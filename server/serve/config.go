@@ -47,6 +47,10 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For and
 	// X-Forwarded-Proto are believed (IP addresses or CIDR prefixes).
 	TrustedProxies []string
+	// AllowUnsafeKubeconfigs lets connect take kubeconfigs that turn off
+	// TLS verification, use a proxy, a link-local server or user
+	// information in the server URL.
+	AllowUnsafeKubeconfigs bool
 }
 
 func (c *Config) databaseDSN() string {

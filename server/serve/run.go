@@ -92,7 +92,8 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	app := api.New(api.Deps{TokenUsage: usage, Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
 		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) },
-		Web:       web.Dist(), TrustedProxies: proxies})
+		Web:       web.Dist(), TrustedProxies: proxies,
+		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)

@@ -38,18 +38,42 @@ type Credential struct {
 }
 
 // CreateCredential inserts c, filling in its ID when empty and its CreatedAt
-// and UpdatedAt. A label already in use is a *ConflictError.
-func (s *Store) CreateCredential(ctx context.Context, c *Credential) error {
+// and UpdatedAt. A label already in use is a *ConflictError. An audit
+// event, when given, is stored in the same transaction, its Target set to
+// the new ID: the change is never stored without its record.
+func (s *Store) CreateCredential(ctx context.Context, c *Credential, audit ...*AuditEvent) error {
 	if c.ID == "" {
 		c.ID = uuid.NewString()
 	}
 	c.CreatedAt = s.now()
 	c.UpdatedAt = c.CreatedAt
-	if _, err := s.db.NewInsert().Model(c).Exec(ctx); err != nil {
-		err = asConflict(err, map[string]string{indexCredLabel: c.Label})
-		return fmt.Errorf("create credential %q: %w", c.Label, c.sourceGone(err))
+	return s.withAudit(ctx, audit, c.ID, func(ctx context.Context, db bun.IDB) error {
+		if _, err := db.NewInsert().Model(c).Exec(ctx); err != nil {
+			err = asConflict(err, map[string]string{indexCredLabel: c.Label})
+			return fmt.Errorf("create credential %q: %w", c.Label, c.sourceGone(err))
+		}
+		return nil
+	})
+}
+
+// withAudit runs write, and stores the audit events (target set to
+// target) in the same transaction; with no event, just write.
+func (s *Store) withAudit(ctx context.Context, audit []*AuditEvent, target string, write func(context.Context, bun.IDB) error) error {
+	if len(audit) == 0 {
+		return write(ctx, s.db)
 	}
-	return nil
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := write(ctx, tx); err != nil {
+			return err
+		}
+		for _, e := range audit {
+			e.Target = target
+			if err := addAuditEvent(ctx, tx, s.now(), e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // sourceGone turns the violated reference of a write whose source
@@ -84,12 +108,16 @@ func (s *Store) ListCredentials(ctx context.Context) ([]Credential, error) {
 // so does DeleteCredential, with a *ConflictError: a reference inserted by
 // a concurrent request is seen, whatever the caller checked before
 // (ClustersUsingCredential and CredentialsFrom name the users).
-func (s *Store) DeleteCredential(ctx context.Context, id string) error {
-	res, err := s.db.NewDelete().Model((*Credential)(nil)).Where("id = ?", id).Exec(ctx)
-	if isForeignKeyViolation(err) {
-		err = &ConflictError{Field: "id", Message: fmt.Sprintf("credential %q is still used by a cluster or another credential", id), cause: err}
-	}
-	return oneRow(res, err, fmt.Sprintf("delete credential %q", id), fmt.Sprintf("credential %q", id))
+//
+// An audit event, when given, is stored in the same transaction.
+func (s *Store) DeleteCredential(ctx context.Context, id string, audit ...*AuditEvent) error {
+	return s.withAudit(ctx, audit, id, func(ctx context.Context, db bun.IDB) error {
+		res, err := db.NewDelete().Model((*Credential)(nil)).Where("id = ?", id).Exec(ctx)
+		if isForeignKeyViolation(err) {
+			err = &ConflictError{Field: "id", Message: fmt.Sprintf("credential %q is still used by a cluster or another credential", id), cause: err}
+		}
+		return oneRow(res, err, fmt.Sprintf("delete credential %q", id), fmt.Sprintf("credential %q", id))
+	})
 }
 
 // CredentialsFrom returns the credentials whose source is id, by label.
