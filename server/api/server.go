@@ -9,6 +9,7 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"sync"
 	"time"
@@ -173,9 +174,13 @@ func newServer(d Deps) (*server, *fiber.App) {
 		EnableTrustedProxyCheck: true,
 		TrustedProxies:          prefixStrings(d.TrustedProxies),
 	})
-	app.Use(recover.New(), securityHeaders, serverRequestID, requestid.New(), s.observe, s.audit)
+	app.Use(recover.New(), securityHeaders, serverRequestID, requestid.New(), s.observe, s.audit, refuseNUL)
 	for _, r := range routes {
-		app.Add(r.method, r.path, s.authorize(r.role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) })
+		h := []fiber.Handler{s.authorize(r.role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
+		app.Add(r.method, r.path, h...)
+		if r.method == http.MethodGet { // HEAD answers as GET, without the body (RFC 9110 9.3.2)
+			app.Add(http.MethodHead, r.path, h...)
+		}
 	}
 	if d.Web != nil {
 		app.Use(web.Handler(d.Web))
