@@ -94,6 +94,8 @@ type envOpts struct {
 	fleet      bool // overview and health routes over the management cluster's stored kubeconfigs
 	// allowUnsafe lets connect take unsafe kubeconfigs (a server setting)
 	allowUnsafe bool
+	// publicMetrics serves /metrics without a token (a server setting)
+	publicMetrics bool
 }
 
 var (
@@ -164,7 +166,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl, SetupSecret: testSetupSecret,
-		hashPassword: o.hash, SetupDone: o.setupDone, AllowUnsafeKubeconfigs: o.allowUnsafe,
+		hashPassword: o.hash, SetupDone: o.setupDone, AllowUnsafeKubeconfigs: o.allowUnsafe, PublicMetrics: o.publicMetrics,
 		Overview: federation.Options{Timeout: 10 * time.Second, Assess: fleet.Assess}})
 	e.admin = e.token(PlatformAdmin)
 	e.viewer = e.token(Viewer)

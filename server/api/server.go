@@ -94,6 +94,9 @@ type Deps struct {
 	// that turn off TLS verification, name a proxy, a link-local server or
 	// user information in the server URL (refused by default).
 	AllowUnsafeKubeconfigs bool
+	// PublicMetrics serves /metrics without a token (for a scraper that
+	// sends none); otherwise it needs a viewer's.
+	PublicMetrics bool
 }
 
 type server struct {
@@ -176,7 +179,11 @@ func newServer(d Deps) (*server, *fiber.App) {
 	})
 	app.Use(recover.New(), securityHeaders, serverRequestID, requestid.New(), s.observe, s.audit, refuseNUL)
 	for _, r := range routes {
-		h := []fiber.Handler{s.authorize(r.role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
+		role := r.role
+		if r.path == "/metrics" && !d.PublicMetrics {
+			role = Viewer // metrics name routes and load: not for anyone who asks
+		}
+		h := []fiber.Handler{s.authorize(role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
 		app.Add(r.method, r.path, h...)
 		if r.method == http.MethodGet { // HEAD answers as GET, without the body (RFC 9110 9.3.2)
 			app.Add(http.MethodHead, r.path, h...)

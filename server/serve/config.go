@@ -51,6 +51,8 @@ type Config struct {
 	// TLS verification, use a proxy, a link-local server or user
 	// information in the server URL.
 	AllowUnsafeKubeconfigs bool
+	// PublicMetrics serves /metrics without a token.
+	PublicMetrics bool
 }
 
 func (c *Config) databaseDSN() string {

@@ -93,7 +93,7 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
 		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) },
 		Web:       web.Dist(), TrustedProxies: proxies,
-		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs})
+		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs, PublicMetrics: c.PublicMetrics})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
