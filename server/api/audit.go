@@ -43,6 +43,13 @@ func (s *server) audit(c *fiber.Ctx) error {
 		status = toProblem(err).Status
 	}
 	ev := s.auditEvent(c, status)
+	if store.Unavailable(err) {
+		// The database refused the change; the event would wait for it
+		// as long again and fail the same way: the log keeps it.
+		s.log.Warn("audit event not recorded: the database is unavailable", "request_id", ev.RequestID,
+			"actor", ev.Actor, "method", ev.Method, "route", ev.Route, "status", status)
+		return err
+	}
 	if ev.Actor == "" && ev.ActorID == "" {
 		s.countNoise(c.UserContext(), c.Method(), status)
 		return err

@@ -24,7 +24,7 @@ func TestEveryRouteChecksItsRole(t *testing.T) {
 			anon, _ := e.do(r.method, path, "", body)
 			viewer, _ := e.do(r.method, path, e.viewer, body)
 			admin, _ := e.do(r.method, path, e.admin, body)
-			switch r.role {
+			switch servedRole(r, false) {
 			case Anonymous:
 				if anon == 401 || anon == 403 {
 					t.Errorf("anonymous got %d on a public route", anon)

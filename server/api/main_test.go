@@ -81,6 +81,7 @@ type env struct {
 	viewer string
 	logs   *testlog.Buffer
 	sb     *sandbox.Sandbox
+	dsn    string // the database: a SQLite file or a PostgreSQL URL
 }
 
 type envOpts struct {
@@ -134,7 +135,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, st: st, keys: keys, logs: &testlog.Buffer{}}
+	e := &env{t: t, st: st, keys: keys, logs: &testlog.Buffer{}, dsn: dsn}
 	var reg hostclusters.Registry = hostclusters.Unconfigured{}
 	if o.management {
 		e.sb, err = sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})

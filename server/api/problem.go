@@ -60,6 +60,9 @@ func (s *server) errorHandler(c *fiber.Ctx, err error) error {
 	case p.Status >= 500:
 		s.log.Error("request failed", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "error", err)
 	}
+	if p.Status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
+		c.Set(fiber.HeaderRetryAfter, retryUnavailable)
+	}
 	if requestID(c) == "" {
 		setSecurityHeaders(c)
 		s.metrics.observe(c.Method(), "refused", p.Status, 0)
@@ -92,6 +95,9 @@ func toProblem(err error) *Problem {
 	}
 	return problem(http.StatusInternalServerError, "internal error; the server log has details under this request's ID")
 }
+
+// retryUnavailable is the Retry-After of a 503, in seconds.
+const retryUnavailable = "5"
 
 // errDatabaseDown is the answer while the database cannot be reached; the
 // log has the driver's error.

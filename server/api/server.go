@@ -179,11 +179,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	})
 	app.Use(recover.New(), securityHeaders, serverRequestID, requestid.New(), s.observe, s.audit, refuseNUL)
 	for _, r := range routes {
-		role := r.role
-		if r.path == "/metrics" && !d.PublicMetrics {
-			role = Viewer // metrics name routes and load: not for anyone who asks
-		}
-		h := []fiber.Handler{s.authorize(role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
+		h := []fiber.Handler{s.authorize(servedRole(r, d.PublicMetrics), confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
 		app.Add(r.method, r.path, h...)
 		if r.method == http.MethodGet { // HEAD answers as GET, without the body (RFC 9110 9.3.2)
 			app.Add(http.MethodHead, r.path, h...)
@@ -214,6 +210,16 @@ func (s *server) observe(c *fiber.Ctx) error {
 		"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", requestID(c), "client_request_id", clientID,
 		"principal", who(c).Name)
 	return err
+}
+
+// servedRole is the role a route needs as served: the table's, except
+// that /metrics needs a viewer unless the server makes it public (metrics
+// name every route and its load).
+func servedRole(r route, publicMetrics bool) Role {
+	if r.path == "/metrics" && !publicMetrics {
+		return Viewer
+	}
+	return r.role
 }
 
 func prefixStrings(ps []netip.Prefix) []string {
