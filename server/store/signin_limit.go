@@ -114,7 +114,7 @@ func (s *Store) ForgetSignIns(ctx context.Context, subjects ...string) (int, err
 	if len(subjects) == 0 {
 		return 0, nil
 	}
-	res, err := s.db.NewDelete().Model((*signInCounter)(nil)).Where("subject IN (?)", bun.In(subjects)).Exec(ctx)
+	res, err := s.db.NewDelete().Model((*signInCounter)(nil)).Where("subject IN (?)", bun.List(subjects)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("clear sign-in attempts: %w", err)
 	}
