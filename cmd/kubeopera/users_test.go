@@ -111,3 +111,29 @@ func TestCLIMutationsAreAudited(t *testing.T) {
 		t.Errorf("CLI audit events %q, want %q", strings.Join(got, ","), want)
 	}
 }
+
+func TestAuditCommandCountsUnsignedRequests(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KUBEOPERA_DATABASE_URL", "")
+	st, err := serve.OpenStore(context.Background(), serve.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := st.CountAuditNoise(context.Background(), time.Now(), "DELETE", 404); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	cmd := newAuditCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--data-dir", dir, "--unsigned", "24h"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if fields := strings.Fields(strings.Split(strings.TrimSpace(out.String()), "\n")[1]); len(fields) != 5 ||
+		fields[2] != "DELETE" || fields[3] != "404" || fields[4] != "3" {
+		t.Errorf("audit --unsigned output:\n%s", out.String())
+	}
+}
