@@ -177,7 +177,7 @@ lint-openapi:
 # Regenerate the dashboard's API types from the server's OpenAPI document.
 web-types:
 	$(GO) run ./hack/openapi > web/openapi.json
-	cd web && npx openapi-typescript ./openapi.json --enum-values -o src/api/schema.ts
+	cd web && npx openapi-typescript ./openapi.json --enum-values --redocly redocly.types.yaml -o src/api/schema.ts
 
 # The dashboard in a real browser: the Playwright suite in web/e2e (its
 # npm packages come with the build's npm ci) in Debian's chromium,

@@ -21,6 +21,8 @@ func TestPluginEnvironmentHoldsNoHostSecrets(t *testing.T) {
 		"KUBEOPERA_DATABASE_URL":       "postgres://kubeopera:db-password-do-not-leak@db/kubeopera",
 		"AWS_SECRET_ACCESS_KEY":        "host-aws-secret-do-not-leak-0123456789abc",
 		"KUBEOPERA_PLUGIN_ENV_OTHER_X": "setting-for-another-plugin",
+		// Only the Terraform settings named in BaseEnv pass, not the prefix.
+		"KUBEOPERA_TERRAFORM_BACKEND_TOKEN": "terraform-backend-token-do-not-leak",
 	}
 	for k, v := range secrets {
 		t.Setenv(k, v)

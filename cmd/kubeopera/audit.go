@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ func newAuditCommand() *cobra.Command {
 		actor, target string
 		limit         int
 		api           = &conn{}
+		unsigned      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -29,6 +31,9 @@ func newAuditCommand() *cobra.Command {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--limit must be at least 1")}
 			}
 			if !viaDatabase(cmd) {
+				if unsigned > 0 {
+					return &exitError{code: exitUsage, err: fmt.Errorf("--unsigned reads the counts from the database: give --data-dir or --database")}
+				}
 				return apiAudit(cmd, api, actor, target, limit)
 			}
 			st, err := serve.OpenStore(cmd.Context(), c)
@@ -36,6 +41,9 @@ func newAuditCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			if unsigned > 0 {
+				return printUnsigned(cmd, st, unsigned)
+			}
 			rows, err := st.ListAuditEvents(cmd.Context(), store.AuditFilter{Actor: actor, Target: target, Limit: limit})
 			if err != nil {
 				return err
@@ -54,5 +62,21 @@ func newAuditCommand() *cobra.Command {
 	cmd.Flags().StringVar(&actor, "actor", "", "only this token or user (name or ID)")
 	cmd.Flags().StringVar(&target, "target", "", "only requests on this ID")
 	cmd.Flags().IntVar(&limit, "limit", 50, "how many events")
+	cmd.Flags().DurationVar(&unsigned, "unsigned", 0, "instead, count the requests nobody signed (kept as counts, not events) in this last period, such as 24h")
 	return cmd
+}
+
+// printUnsigned prints the hourly counts of unsigned requests since
+// now-period.
+func printUnsigned(cmd *cobra.Command, st *store.Store, period time.Duration) error {
+	counts, err := st.AuditCounts(cmd.Context(), time.Now().Add(-period))
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "HOUR	METHOD	STATUS	REQUESTS")
+	for _, c := range counts {
+		fmt.Fprintf(w, "%s	%s	%d	%d\n", c.Hour.UTC().Format("2006-01-02 15:04Z"), c.Method, c.Status, c.Count)
+	}
+	return w.Flush()
 }

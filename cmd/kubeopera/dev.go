@@ -76,7 +76,8 @@ func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptio
 		}
 	}
 	c := serve.Config{DataDir: env.DataDir, Listen: listen, PluginDir: o.pluginDir, Getenv: os.LookupEnv,
-		ManagementKubeconfig: env.Management.KubeconfigPath, SelfKubeconfig: env.Management.KubeconfigPath}
+		ManagementKubeconfig: env.Management.KubeconfigPath, SelfKubeconfig: env.Management.KubeconfigPath,
+		PublicMetrics: true} // a development server on loopback: scrape it without a token
 	// A newcomer signs in to the dashboard as admin, without the setup secret.
 	if _, err := serve.EnsureSuperAdmin(ctx, c, devAdmin, "admin@kubeopera.test"); err != nil {
 		return err

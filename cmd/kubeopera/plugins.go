@@ -136,6 +136,14 @@ func envOr(key, def string) string {
 	return def
 }
 
+// envList splits a comma-separated environment variable; nil when unset.
+func envList(key string) []string {
+	if v := os.Getenv(key); v != "" {
+		return strings.Split(v, ",")
+	}
+	return nil
+}
+
 // openHost checks --output and starts the plugins of the plugin directory,
 // logging to stderr; `plugins list` and `plugins inspect` share it.
 func (o listOptions) openHost(cmd *cobra.Command) (*plugin.Host, error) {

@@ -67,6 +67,12 @@ func newServerCommand() *cobra.Command {
 	cmd.Flags().StringVar(&c.SelfKubeconfig, "self-kubeconfig", os.Getenv("KUBEOPERA_SELF_KUBECONFIG"), "kubeconfig of the cluster this server runs in, for self-registration; default in-cluster")
 	cmd.Flags().IntVar(&c.OverviewConcurrency, "overview-concurrency", federation.DefaultConcurrency, "clusters the multi-cluster overview asks at once")
 	cmd.Flags().DurationVar(&c.OverviewCacheTTL, "overview-cache-ttl", federation.DefaultCacheTTL, "how long viewers of the overview share one result (negative: only concurrent viewers share)")
+	cmd.Flags().StringSliceVar(&c.TrustedProxies, "trusted-proxy", envList("KUBEOPERA_TRUSTED_PROXIES"),
+		"IP address or CIDR of a proxy in front of the server whose X-Forwarded-For and X-Forwarded-Proto are believed; repeatable (env KUBEOPERA_TRUSTED_PROXIES, comma-separated)")
+	cmd.Flags().BoolVar(&c.AllowUnsafeKubeconfigs, "allow-unsafe-kubeconfigs", os.Getenv("KUBEOPERA_ALLOW_UNSAFE_KUBECONFIGS") == "true",
+		"let connect take kubeconfigs with insecure-skip-tls-verify, proxy-url, a link-local server or user information in the server URL (env KUBEOPERA_ALLOW_UNSAFE_KUBECONFIGS=true)")
+	cmd.Flags().BoolVar(&c.PublicMetrics, "public-metrics", os.Getenv("KUBEOPERA_PUBLIC_METRICS") == "true",
+		"serve /metrics without a token (default: a viewer's token is needed; env KUBEOPERA_PUBLIC_METRICS=true)")
 	cmd.Flags().BoolVar(&withController, "with-controller", false, "also run the host-cluster-controller in this process (no leader election: run one replica)")
 	reconcileFlags(cmd.Flags(), &o)
 	return cmd

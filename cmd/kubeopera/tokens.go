@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"text/tabwriter"
 	"time"
 
@@ -52,6 +53,9 @@ func newTokensCommand() *cobra.Command {
 				t.ExpiresAt = &exp
 			}
 			if err := st.CreateToken(cmd.Context(), t); err != nil {
+				return err
+			}
+			if err := auditCLI(cmd.Context(), cmd, st, t.ID, http.StatusCreated); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), token)
@@ -124,6 +128,9 @@ func newTokensRevokeCommand(api *conn) *cobra.Command {
 			defer st.Close()
 			t, err := st.RevokeToken(cmd.Context(), args[0])
 			if err != nil {
+				return err
+			}
+			if err := auditCLI(cmd.Context(), cmd, st, t.ID, http.StatusOK); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s token %q (%s)\n", t.Role, t.Name, t.ID)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,9 @@ func newUsersCommand() *cobra.Command {
 			if err := st.CreateUser(cmd.Context(), u); err != nil {
 				return err
 			}
+			if err := auditCLI(cmd.Context(), cmd, st, u.ID, http.StatusCreated); err != nil {
+				return err
+			}
 			if generated {
 				fmt.Fprintln(cmd.OutOrStdout(), password)
 			}
@@ -60,7 +64,52 @@ func newUsersCommand() *cobra.Command {
 	create.Flags().StringVar(&email, "email", "", "email address (required)")
 	create.Flags().StringVar(&role, "role", "viewer", "platform-admin or viewer")
 	create.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password (at least 16 characters) from standard input")
-	cmd.AddCommand(create)
+	cmd.AddCommand(create, newUsersUnlockCommand())
+	return cmd
+}
+
+func newUsersUnlockCommand() *cobra.Command {
+	var (
+		c       serve.Config
+		address string
+	)
+	cmd := &cobra.Command{
+		Use:   "unlock [USERNAME]",
+		Short: "Clear the failed sign-ins of an account or of a client address",
+		Long: "Sign-in attempts are counted per account and address, per address, and per account (whose\n" +
+			"attempts past the first few are spaced by growing delays). `unlock USERNAME` clears the\n" +
+			"account's counts from every address; `unlock --address IP` clears an address's counts for\n" +
+			"every account.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (address != "") {
+				return fmt.Errorf("name either a USERNAME or --address IP")
+			}
+			st, err := serve.OpenStore(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var n int
+			what, target := "address "+address, address
+			if address != "" {
+				n, err = api.UnlockAddress(cmd.Context(), st, address)
+			} else {
+				what, target = fmt.Sprintf("user %q", args[0]), args[0]
+				n, err = api.UnlockAccount(cmd.Context(), st, args[0])
+			}
+			if err != nil {
+				return err
+			}
+			if err := auditCLI(cmd.Context(), cmd, st, target, http.StatusOK); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "unlocked %s (%d sign-in counters cleared)\n", what, n)
+			return nil
+		},
+	}
+	serverFlags(cmd, &c)
+	cmd.Flags().StringVar(&address, "address", "", "client IP address to unlock instead of a user")
 	return cmd
 }
 

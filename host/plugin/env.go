@@ -30,10 +30,14 @@ var BaseEnv = []string{
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 	"KUBECONFIG", "KUBEOPERA_LOG_LEVEL",
 	// The documented, non-secret settings of the plugins this repository
-	// ships: the Terraform runner's (executor, image, workspace, state
-	// cluster), the AWS plugins' endpoints and credential check, and the
-	// local provider's directories. None of them holds a secret.
-	"KUBEOPERA_TERRAFORM_*", "KUBEOPERA_STATE_KUBECONFIG", "KUBEOPERA_AWS_PREFLIGHT",
+	// ships: the Terraform runner's (executor, image, workspace, module
+	// tree, state cluster), the AWS plugins' endpoints and credential
+	// check, and the local provider's directories. None of them holds a
+	// secret. The Terraform ones are named exactly, not by prefix: any
+	// other KUBEOPERA_TERRAFORM_* variable of the host (a backend token,
+	// say) stays in the host unless the operator passes it by name.
+	"KUBEOPERA_TERRAFORM_EXECUTOR", "KUBEOPERA_TERRAFORM_DIR", "KUBEOPERA_TERRAFORM_IMAGE", "KUBEOPERA_TERRAFORM_MODULE_DIR",
+	"KUBEOPERA_STATE_KUBECONFIG", "KUBEOPERA_AWS_PREFLIGHT",
 	"AWS_ENDPOINT_URL*", "KUBEOPERA_LOCAL_CLUSTERS_DIR", "KUBEOPERA_TESTBIN_DIR",
 }
 

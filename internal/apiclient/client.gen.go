@@ -1417,9 +1417,9 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `GetLiveness` operationId).
 	GetLiveness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMetrics Prometheus metrics
+	// GetMetrics Prometheus metrics (anonymous when the server sets --public-metrics)
 	//
-	// Anonymous.
+	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2108,9 +2108,9 @@ func (c *Client) GetLiveness(ctx context.Context, reqEditors ...RequestEditorFn)
 	return c.Client.Do(req)
 }
 
-// GetMetrics Prometheus metrics
+// GetMetrics Prometheus metrics (anonymous when the server sets --public-metrics)
 //
-// Anonymous.
+// Needs the viewer role, by a bearer token, or the session cookie.
 //
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3689,9 +3689,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `GetLiveness` operationId).
 	GetLivenessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLivenessResponse, error)
 
-	// GetMetricsWithResponse Prometheus metrics
+	// GetMetricsWithResponse Prometheus metrics (anonymous when the server sets --public-metrics)
 	//
-	// Anonymous.
+	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5849,8 +5849,15 @@ func (r GetLivenessResponse) ContentType() string {
 type GetMetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMetricsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -6545,9 +6552,9 @@ func (c *ClientWithResponses) GetLivenessWithResponse(ctx context.Context, reqEd
 	return ParseGetLivenessResponse(rsp)
 }
 
-// GetMetricsWithResponse Prometheus metrics
+// GetMetricsWithResponse Prometheus metrics (anonymous when the server sets --public-metrics)
 //
-// Anonymous.
+// Needs the viewer role, by a bearer token, or the session cookie.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -8340,6 +8347,13 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -14,21 +16,44 @@ const (
 	maxAuditPage     = 500
 )
 
+// Locals a handler sets for its audit event.
+const (
+	// auditActorKey names who acted on a route without a principal: the
+	// name a sign-in tried, the administrator setup created.
+	auditActorKey = "audit-actor"
+	// auditTargetKey is the ID a create made, which the path lacks.
+	auditTargetKey = "audit-target"
+	// auditedKey marks a request whose handler stored its event in the
+	// same transaction as its change.
+	auditedKey = "audited"
+)
+
 // audit records every mutating request, whatever its result: who (token
-// or user), the method and route pattern, the ID in the path, the status
-// and the request ID. Never a body, header or query string.
+// or user), the method and route pattern, the ID in the path or the one a
+// create made, the status and the server's request ID. Never a body,
+// header or query string. A request nobody is known to have made (no
+// principal, no name tried) is only counted: anyone can send millions.
 func (s *server) audit(c *fiber.Ctx) error {
 	err := c.Next()
-	if !mutating(c.Method()) && !auditedReads[c.Method()+" "+routePattern(c)] {
+	if (!mutating(c.Method()) && !auditedReads[c.Method()+" "+routePattern(c)]) || c.Locals(auditedKey) != nil {
 		return err
 	}
 	status := c.Response().StatusCode()
 	if err != nil {
 		status = toProblem(err).Status
 	}
-	p := who(c)
-	ev := &store.AuditEvent{Actor: p.Name, ActorID: p.TokenID, Method: c.Method(), Route: routePattern(c),
-		Target: c.Params("id"), Status: status, RequestID: requestID(c)}
+	ev := s.auditEvent(c, status)
+	if store.Unavailable(err) {
+		// The database refused the change; the event would wait for it
+		// as long again and fail the same way: the log keeps it.
+		s.log.Warn("audit event not recorded: the database is unavailable", "request_id", ev.RequestID,
+			"actor", ev.Actor, "method", ev.Method, "route", ev.Route, "status", status)
+		return err
+	}
+	if ev.Actor == "" && ev.ActorID == "" {
+		s.countNoise(c.UserContext(), c.Method(), status)
+		return err
+	}
 	if aerr := s.store.AddAuditEvent(c.UserContext(), ev); aerr != nil {
 		s.log.Warn("audit event not recorded", "request_id", ev.RequestID, "reason", aerr)
 	}
@@ -38,6 +63,35 @@ func (s *server) audit(c *fiber.Ctx) error {
 // auditedReads are the reads recorded like changes: they hand out
 // credentials.
 var auditedReads = map[string]bool{"GET /api/v1/clusters/:id/kubeconfig": true}
+
+// auditEvent is the record of the request c answered with status.
+func (s *server) auditEvent(c *fiber.Ctx, status int) *store.AuditEvent {
+	p := who(c)
+	actor := p.Name
+	if actor == "" {
+		actor, _ = c.Locals(auditActorKey).(string)
+	}
+	target := c.Params("id")
+	if t, ok := c.Locals(auditTargetKey).(string); ok {
+		target = t
+	}
+	return &store.AuditEvent{Actor: actor, ActorID: p.TokenID, Method: c.Method(), Route: routePattern(c),
+		Target: target, Status: status, RequestID: requestID(c)}
+}
+
+// auditedWith hands a handler the event of its successful change, to be
+// stored in the change's transaction, and marks the request as recorded.
+func (s *server) auditedWith(c *fiber.Ctx, status int) *store.AuditEvent {
+	c.Locals(auditedKey, true)
+	return s.auditEvent(c, status)
+}
+
+// countNoise counts a request nobody signed.
+func (s *server) countNoise(ctx context.Context, method string, status int) {
+	if err := s.store.CountAuditNoise(ctx, time.Now(), method, status); err != nil {
+		s.log.Warn("unsigned request not counted", "reason", err)
+	}
+}
 
 type auditPage struct {
 	Items []store.AuditEvent `json:"items"`

@@ -22,7 +22,9 @@ func TestAuditLogRecordsMutationsWithoutSecrets(t *testing.T) {
 	e.do(http.MethodPatch, "/api/v1/credentials/"+cred.ID, e.admin, map[string]string{"label": "aws-2"})
 	e.do(http.MethodDelete, "/api/v1/credentials/"+cred.ID, e.viewer, nil) // refused: 403
 	e.do(http.MethodGet, "/api/v1/clusters", e.viewer, nil)                // not a mutation
-	e.setup(map[string]string{"email": "ops@example.com", "username": "ops", "password": "first-admin-password"})
+	code, body = e.setup(map[string]string{"email": "ops@example.com", "username": "ops", "password": "first-admin-password"})
+	mustStatus(t, "setup", code, body, 201)
+	admin := decode[setupAdminResponse](t, body)
 
 	code, body = e.do(http.MethodGet, "/api/v1/audit", e.admin, nil)
 	mustStatus(t, "audit", code, body, 200)
@@ -35,10 +37,10 @@ func TestAuditLogRecordsMutationsWithoutSecrets(t *testing.T) {
 		}
 	}
 	want := []string{
-		"POST /api/v1/setup/admin   201",
+		"POST /api/v1/setup/admin " + admin.ID + " ops 201",
 		"DELETE /api/v1/credentials/:id " + cred.ID + " test-viewer 403",
 		"PATCH /api/v1/credentials/:id " + cred.ID + " test-platform-admin 200",
-		"POST /api/v1/credentials  test-platform-admin 201",
+		"POST /api/v1/credentials " + cred.ID + " test-platform-admin 201",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("audit events\n got %q\nwant %q", got, want)

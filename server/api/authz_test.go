@@ -24,7 +24,7 @@ func TestEveryRouteChecksItsRole(t *testing.T) {
 			anon, _ := e.do(r.method, path, "", body)
 			viewer, _ := e.do(r.method, path, e.viewer, body)
 			admin, _ := e.do(r.method, path, e.admin, body)
-			switch r.role {
+			switch servedRole(r, false) {
 			case Anonymous:
 				if anon == 401 || anon == 403 {
 					t.Errorf("anonymous got %d on a public route", anon)
@@ -133,8 +133,15 @@ func TestHealthReadyMetrics(t *testing.T) {
 		}
 	}
 	e.do(http.MethodGet, "/api/v1/clusters", e.viewer, nil)
-	code, body := e.do(http.MethodGet, "/metrics", "", nil)
+	code, body := e.do(http.MethodGet, "/metrics", e.viewer, nil)
 	if code != 200 || !strings.Contains(string(body), `kubeopera_http_requests_total{code="200",method="GET",route="/api/v1/clusters"} 1`) {
 		t.Errorf("metrics: %d\n%s", code, body)
+	}
+	if code, _ := e.do(http.MethodGet, "/metrics", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("anonymous /metrics by default: %d, want 401", code)
+	}
+	public := newEnv(t, envOpts{publicMetrics: true})
+	if code, _ := public.do(http.MethodGet, "/metrics", "", nil); code != http.StatusOK {
+		t.Errorf("anonymous /metrics with --public-metrics: %d, want 200", code)
 	}
 }

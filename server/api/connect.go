@@ -45,6 +45,10 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 		return invalid(FieldProblem{"kubeconfig", sum.External[0] + " on the KubeOpera server: " +
 			"paste a kubeconfig whose user has a token or a client certificate, embedded"})
 	}
+	if len(sum.Unsafe) > 0 && !s.allowUnsafeKubeconfigs {
+		return invalid(FieldProblem{"kubeconfig", strings.Join(sum.Unsafe, "; ") + ". KubeOpera refuses such kubeconfigs " +
+			"unless its administrator starts the server with --allow-unsafe-kubeconfigs"})
+	}
 	row := &store.Cluster{Name: req.Name, Provider: req.Provider, Region: req.Region,
 		Source: store.SourceConnectedExisting, IsHost: req.IsHost, Status: "Pending", Message: "waiting for the controller to validate access"}
 	spec := hostclusters.Spec{Mode: hostclusters.ConnectExisting, Provider: req.Provider, Region: req.Region,
@@ -65,6 +69,7 @@ func (s *server) createAndHandOver(c *fiber.Ctx, row *store.Cluster, spec hostcl
 	if err := s.store.CreateCluster(ctx, row); err != nil {
 		return err
 	}
+	c.Locals(auditTargetKey, row.ID)
 	spec.ID, spec.DisplayName = row.ID, row.Name
 	if err := s.registry.Create(ctx, spec); err != nil {
 		if derr := s.store.DeleteCluster(ctx, row.ID); derr != nil {

@@ -3,10 +3,13 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -84,9 +87,10 @@ func (s *server) credentialKinds() map[string]sdk.CredentialKind {
 // of the credential being updated ("" on create).
 func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest, self string) (sdk.CredentialKind, error) {
 	var checks []*FieldProblem
-	if !labelRE.MatchString(r.Label) {
-		checks = append(checks, &FieldProblem{"label", "must be 1 to 64 letters, digits, spaces or . _ : -"})
+	if !labelRE.MatchString(r.Label) || strings.TrimSpace(r.Label) != r.Label {
+		checks = append(checks, &FieldProblem{"label", "must be 1 to 64 letters, digits, spaces or . _ : -, not starting or ending with a space"})
 	}
+	checks = append(checks, checkFieldValues(r.Fields)...)
 	kinds := s.credentialKinds()
 	kind, ok := kinds[r.Kind]
 	if !ok {
@@ -109,6 +113,33 @@ func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest, self string)
 	}
 	return kind, collect(checks...)
 }
+
+// maxCredentialField bounds one field of a credential; cloud keys,
+// secrets and ARNs are far shorter, a PEM key or JSON key file fits.
+const maxCredentialField = 8 << 10
+
+// checkFieldValues refuses field values no cloud credential has: over
+// maxCredentialField bytes, invalid UTF-8, control characters other than
+// line breaks and tabs (a PEM or JSON key has those; NUL no key has), or
+// nothing but white space.
+func checkFieldValues(fields map[string]string) []*FieldProblem {
+	var out []*FieldProblem
+	names := slices.Sorted(maps.Keys(fields))
+	for _, k := range names {
+		v := fields[k]
+		switch {
+		case len(v) > maxCredentialField:
+			out = append(out, &FieldProblem{k, fmt.Sprintf("must be at most %d bytes, got %d", maxCredentialField, len(v))})
+		case !utf8.ValidString(v) || strings.IndexFunc(v, badControl) >= 0:
+			out = append(out, &FieldProblem{k, "must be text without control characters such as NUL (line breaks and tabs are allowed)"})
+		case v != "" && strings.TrimSpace(v) == "":
+			out = append(out, &FieldProblem{k, "must not be only white space"})
+		}
+	}
+	return out
+}
+
+func badControl(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
 
 // checkReference checks a field naming another stored credential.
 func (s *server) checkReference(c *fiber.Ctx, f sdk.InputField, id, self string) *FieldProblem {
@@ -143,7 +174,8 @@ func (s *server) createCredential(c *fiber.Ctx) error {
 	if err := s.seal(row, kind, r.Fields); err != nil {
 		return err
 	}
-	if err := s.store.CreateCredential(c.UserContext(), row); err != nil {
+	if err := s.store.CreateCredential(c.UserContext(), row, s.auditedWith(c, http.StatusCreated)); err != nil {
+		c.Locals(auditedKey, nil) // not stored: the middleware records the failure
 		return err
 	}
 	return c.Status(http.StatusCreated).JSON(row)
@@ -162,7 +194,13 @@ func (s *server) seal(row *store.Credential, kind sdk.CredentialKind, fields map
 	if err != nil {
 		return fmt.Errorf("seal credential: %w", err)
 	}
-	row.Ciphertext, row.KeyID, row.Last4 = sealed, keyID, ""
+	row.Ciphertext, row.KeyID, row.Last4, row.SourceID = sealed, keyID, "", nil
+	for _, f := range kind.Fields {
+		if v := fields[f.Name]; f.Type == sdk.CredentialRef && v != "" {
+			row.SourceID = &v
+			break
+		}
+	}
 	if kind.Last4Field != "" {
 		row.Last4 = sealing.Last4(fields[kind.Last4Field])
 	}
@@ -206,7 +244,8 @@ func (s *server) deleteCredential(c *fiber.Ctx) error {
 	if users != "" {
 		return problem(http.StatusConflict, "credential %q is still needed by %s; delete or change those first", row.Label, users)
 	}
-	if err := s.store.DeleteCredential(ctx, row.ID); err != nil {
+	if err := s.store.DeleteCredential(ctx, row.ID, s.auditedWith(c, http.StatusNoContent)); err != nil {
+		c.Locals(auditedKey, nil) // not stored: the middleware records the failure
 		return err
 	}
 	return c.SendStatus(http.StatusNoContent)

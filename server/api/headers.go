@@ -18,26 +18,43 @@ const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-s
 // and anything sent with credentials are never stored by a cache: they can
 // carry tokens, secrets' metadata and cluster state.
 func securityHeaders(c *fiber.Ctx) error {
+	setSecurityHeaders(c)
+	return c.Next()
+}
+
+// setSecurityHeaders is securityHeaders' work, also done for the answers
+// the HTTP server gives before any middleware runs (413, 431, 400).
+func setSecurityHeaders(c *fiber.Ctx) {
 	h := &c.Response().Header
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	if c.Context().IsTLS() {
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
 	if strings.HasPrefix(c.Path(), "/api/") || c.Get(fiber.HeaderAuthorization) != "" || c.Get(fiber.HeaderCookie) != "" {
 		h.Set(fiber.HeaderCacheControl, "no-store")
 	}
-	return c.Next()
 }
 
-// maxRequestIDLen bounds a client's X-Request-Id, which goes into every log
-// line of the request.
+// maxRequestIDLen bounds a client's X-Request-Id, which the request's log
+// line carries as client_request_id.
 const maxRequestIDLen = 64
 
-// dropBadRequestID removes a client's X-Request-Id unless it is short and
-// printable ASCII without spaces, so the request ID middleware makes a new
-// one: logs never carry a client's control characters or megabytes.
-func dropBadRequestID(c *fiber.Ctx) error {
-	if id := c.Get(fiber.HeaderXRequestID); id != "" && !validRequestID(id) {
+// clientRequestIDKey holds a client's X-Request-Id, when short and
+// printable ASCII without spaces.
+const clientRequestIDKey = "client-request-id"
+
+// serverRequestID sets aside the client's X-Request-Id, so the request ID
+// middleware always makes the server's own: the audit log and the logs
+// record an ID no client chose (one could otherwise reuse an existing
+// event's). A well-formed client ID is kept for the log line only.
+func serverRequestID(c *fiber.Ctx) error {
+	if id := c.Get(fiber.HeaderXRequestID); id != "" {
+		if validRequestID(id) {
+			c.Locals(clientRequestIDKey, id)
+		}
 		c.Request().Header.Del(fiber.HeaderXRequestID)
 	}
 	return c.Next()

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -87,11 +88,13 @@ func TestWrongMethodAnswers405WithAllow(t *testing.T) {
 	}
 }
 
-func TestClientRequestIDOnlyWhenShortAndPrintable(t *testing.T) {
+// The server always assigns the request ID it answers with and records;
+// a client's well-formed X-Request-Id reaches the log line only.
+func TestRequestIDIsAlwaysTheServers(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	for _, tc := range []struct {
-		id   string
-		kept bool
+		id     string
+		logged bool
 	}{
 		{"abc-123_XYZ.7:8", true},
 		{strings.Repeat("a", 64), true},
@@ -105,11 +108,11 @@ func TestClientRequestIDOnlyWhenShortAndPrintable(t *testing.T) {
 		req.Header.Set("X-Request-Id", tc.id)
 		resp := e.sendRaw(t, req, "")
 		got := resp.Header.Get("X-Request-Id")
-		if tc.kept && got != tc.id {
-			t.Errorf("%q: answered with %q, want it kept", tc.id, got)
+		if got == tc.id || got == "" || !validRequestID(got) {
+			t.Errorf("%q: answered with %q, want a new printable ID of the server's", tc.id, got)
 		}
-		if !tc.kept && (got == tc.id || got == "" || !validRequestID(got)) {
-			t.Errorf("%q: answered with %q, want a new printable ID", tc.id, got)
+		if logged := strings.Contains(e.logs.String(), `"client_request_id":"`+tc.id+`"`); logged != tc.logged {
+			t.Errorf("%q: in the log as client_request_id: %v, want %v", tc.id, logged, tc.logged)
 		}
 	}
 	if strings.Contains(e.logs.String(), "bell\\u0007") || strings.Contains(e.logs.String(), strings.Repeat("a", 65)) {
@@ -133,5 +136,35 @@ func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
 		if code, _ := e.send(req); code != 401 {
 			t.Errorf("Authorization %.10q…: %d, want 401", h, code)
 		}
+	}
+}
+
+// HEAD is GET without the body, on every GET route, the health checks
+// first: never the dashboard, never 405.
+func TestHeadAnswersAsGetWithoutBody(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for _, path := range []string{"/healthz", "/readyz", "/openapi.json", "/api/v1/clusters", "/api/v1/providers"} {
+		get := httptest.NewRequest(http.MethodGet, path, nil)
+		get.Header.Set("Authorization", "Bearer "+e.viewer)
+		getResp, err := e.app.Test(get, 30_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		getResp.Body.Close()
+		head := httptest.NewRequest(http.MethodHead, path, nil)
+		head.Header.Set("Authorization", "Bearer "+e.viewer)
+		resp, err := e.app.Test(head, 30_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != getResp.StatusCode || len(body) != 0 || resp.Header.Get("Content-Type") != getResp.Header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %q with %d body bytes; GET gave %d %q", path, resp.StatusCode, resp.Header.Get("Content-Type"),
+				len(body), getResp.StatusCode, getResp.Header.Get("Content-Type"))
+		}
+	}
+	if code, _ := e.do(http.MethodHead, "/api/v1/clusters", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("HEAD without a token: %d, want 401 as GET", code)
 	}
 }

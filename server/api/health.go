@@ -18,7 +18,7 @@ func (s *server) healthz(c *fiber.Ctx) error {
 func (s *server) readyz(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
+	if err := s.store.Ready(ctx); err != nil {
 		s.log.Warn("not ready", "request_id", requestID(c), "reason", err)
 		return errDatabaseDown()
 	}

@@ -97,6 +97,7 @@ type env struct {
 	viewer string
 	logs   *testlog.Buffer
 	sb     *sandbox.Sandbox
+	dsn    string // the database: a SQLite file or a PostgreSQL URL
 }
 
 type envOpts struct {
@@ -108,6 +109,10 @@ type envOpts struct {
 	hash       func([]byte) ([]byte, error)
 	setupDone  func()
 	fleet      bool // overview and health routes over the management cluster's stored kubeconfigs
+	// allowUnsafe lets connect take unsafe kubeconfigs (a server setting)
+	allowUnsafe bool
+	// publicMetrics serves /metrics without a token (a server setting)
+	publicMetrics bool
 }
 
 var (
@@ -146,7 +151,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, st: st, keys: keys, logs: &testlog.Buffer{}}
+	e := &env{t: t, st: st, keys: keys, logs: &testlog.Buffer{}, dsn: dsn}
 	var reg hostclusters.Registry = hostclusters.Unconfigured{}
 	if o.management {
 		e.sb, err = sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
@@ -178,7 +183,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl, SetupSecret: testSetupSecret,
-		hashPassword: o.hash, SetupDone: o.setupDone,
+		hashPassword: o.hash, SetupDone: o.setupDone, AllowUnsafeKubeconfigs: o.allowUnsafe, PublicMetrics: o.publicMetrics,
 		Overview: federation.Options{Timeout: 10 * time.Second, Assess: fleet.Assess}})
 	e.admin = e.token(PlatformAdmin)
 	e.viewer = e.token(Viewer)

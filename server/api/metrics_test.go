@@ -21,12 +21,12 @@ func TestMetricsSurviveMixedTraffic(t *testing.T) {
 		e.do(http.MethodPatch, "/api/v1/credentials/nope", e.admin, map[string]string{})
 	}
 	for i := range 3 {
-		code, body := e.do(http.MethodGet, "/metrics", "", nil)
+		code, body := e.do(http.MethodGet, "/metrics", e.viewer, nil)
 		if code != 200 {
 			t.Fatalf("scrape %d: %d\n%s", i, code, body)
 		}
 	}
-	_, body := e.do(http.MethodGet, "/metrics", "", nil)
+	_, body := e.do(http.MethodGet, "/metrics", e.viewer, nil)
 	methods := regexp.MustCompile(`kubeopera_http_requests_total\{[^}]*method="([^"]*)"`).FindAllStringSubmatch(string(body), -1)
 	seen := map[string]bool{}
 	for _, m := range methods {

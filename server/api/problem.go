@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -47,20 +46,29 @@ func invalid(fields ...FieldProblem) *Problem {
 
 // errorHandler turns every error a handler returns into a problem document.
 // Unexpected errors are logged with the request ID and answered 500 without
-// their text, which could carry internals.
-func errorHandler(log *slog.Logger) fiber.ErrorHandler {
-	return func(c *fiber.Ctx, err error) error {
-		p := toProblem(err)
-		switch {
-		case p.Status == http.StatusServiceUnavailable:
-			// Expected while a dependency is down: a warning with the
-			// detail the client is not shown.
-			log.Warn("request not served", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "reason", err)
-		case p.Status >= 500:
-			log.Error("request failed", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "error", err)
-		}
-		return c.Status(p.Status).JSON(p, "application/problem+json")
+// their text, which could carry internals. The HTTP server's own refusals
+// (a body or headers too large, a malformed request) come here before any
+// middleware ran: they get the security headers and are counted for the
+// audit log (no one is known to have sent them).
+func (s *server) errorHandler(c *fiber.Ctx, err error) error {
+	p := toProblem(err)
+	switch {
+	case p.Status == http.StatusServiceUnavailable:
+		// Expected while a dependency is down: a warning with the
+		// detail the client is not shown.
+		s.log.Warn("request not served", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "reason", err)
+	case p.Status >= 500:
+		s.log.Error("request failed", "method", c.Method(), "route", routePattern(c), "request_id", requestID(c), "error", err)
 	}
+	if p.Status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
+		c.Set(fiber.HeaderRetryAfter, retryUnavailable)
+	}
+	if requestID(c) == "" {
+		setSecurityHeaders(c)
+		s.metrics.observe(c.Method(), "refused", p.Status, 0)
+		s.countNoise(c.UserContext(), c.Method(), p.Status)
+	}
+	return c.Status(p.Status).JSON(p, "application/problem+json")
 }
 
 func toProblem(err error) *Problem {
@@ -87,6 +95,9 @@ func toProblem(err error) *Problem {
 	}
 	return problem(http.StatusInternalServerError, "internal error; the server log has details under this request's ID")
 }
+
+// retryUnavailable is the Retry-After of a 503, in seconds.
+const retryUnavailable = "5"
 
 // errDatabaseDown is the answer while the database cannot be reached; the
 // log has the driver's error.

@@ -60,5 +60,6 @@ func (s *server) registerSelf(c *fiber.Ctx) error {
 		}
 		return err
 	}
+	c.Locals(auditTargetKey, row.ID)
 	return c.Status(http.StatusCreated).JSON(view(*row))
 }

@@ -24,7 +24,7 @@ var routes = []route{
 		(*server).healthz},
 	{http.MethodGet, "/readyz", Anonymous, "Readiness: the database answers", 200, "", "Health",
 		(*server).readyz},
-	{http.MethodGet, "/metrics", Anonymous, "Prometheus metrics", 200, "", "",
+	{http.MethodGet, "/metrics", Viewer, "Prometheus metrics (anonymous when the server sets --public-metrics)", 200, "", "",
 		(*server).serveMetrics},
 	{http.MethodGet, "/openapi.json", Anonymous, "This API as OpenAPI 3", 200, "", "",
 		(*server).serveOpenAPI},

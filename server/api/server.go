@@ -9,6 +9,8 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
+	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -84,6 +86,17 @@ type Deps struct {
 	Sessions SessionOptions
 	// Web is the dashboard's build, served at / (nil: no dashboard).
 	Web fs.FS
+	// TrustedProxies are the proxies (a Gateway, a load balancer) whose
+	// X-Forwarded-For and X-Forwarded-Proto are believed; from any other
+	// peer both headers are ignored.
+	TrustedProxies []netip.Prefix
+	// AllowUnsafeKubeconfigs lets POST /clusters/connect take kubeconfigs
+	// that turn off TLS verification, name a proxy, a link-local server or
+	// user information in the server URL (refused by default).
+	AllowUnsafeKubeconfigs bool
+	// PublicMetrics serves /metrics without a token (for a scraper that
+	// sends none); otherwise it needs a viewer's.
+	PublicMetrics bool
 }
 
 type server struct {
@@ -112,6 +125,9 @@ type server struct {
 	setupMu      sync.Mutex
 	hashPassword func([]byte) ([]byte, error)
 	sessions     SessionOptions
+
+	trustedProxies         []netip.Prefix
+	allowUnsafeKubeconfigs bool
 }
 
 // New returns the API as a fiber app.
@@ -139,6 +155,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
 	s.sessions = d.Sessions.withDefaults()
+	s.trustedProxies, s.allowUnsafeKubeconfigs = d.TrustedProxies, d.AllowUnsafeKubeconfigs
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -147,7 +164,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	}
 	app := fiber.New(fiber.Config{
 		BodyLimit:             maxBodyBytes,
-		ErrorHandler:          errorHandler(s.log),
+		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
 		// Fiber otherwise hands out strings that alias its reused request
 		// buffers: a method or path kept in a metric label, log or map
@@ -155,10 +172,18 @@ func newServer(d Deps) (*server, *fiber.App) {
 		Immutable:    true,
 		ReadTimeout:  30 * time.Second,
 		WriteTimeout: 60 * time.Second,
+		// X-Forwarded-Proto (c.Protocol) only from a trusted proxy;
+		// clientAddr reads X-Forwarded-For by the same list.
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          prefixStrings(d.TrustedProxies),
 	})
-	app.Use(recover.New(), securityHeaders, dropBadRequestID, requestid.New(), s.observe, s.audit)
+	app.Use(recover.New(), securityHeaders, serverRequestID, requestid.New(), s.observe, s.audit, refuseNUL)
 	for _, r := range routes {
-		app.Add(r.method, r.path, s.authorize(r.role, confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) })
+		h := []fiber.Handler{s.authorize(servedRole(r, d.PublicMetrics), confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
+		app.Add(r.method, r.path, h...)
+		if r.method == http.MethodGet { // HEAD answers as GET, without the body (RFC 9110 9.3.2)
+			app.Add(http.MethodHead, r.path, h...)
+		}
 	}
 	if d.Web != nil {
 		app.Use(web.Handler(d.Web))
@@ -180,9 +205,29 @@ func (s *server) observe(c *fiber.Ctx) error {
 	route := routePattern(c)
 	elapsed := time.Since(start)
 	s.metrics.observe(c.Method(), route, status, elapsed)
+	clientID, _ := c.Locals(clientRequestIDKey).(string)
 	s.log.Info("request", "method", c.Method(), "route", route, "status", status,
-		"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", requestID(c), "principal", who(c).Name)
+		"duration_ms", float64(elapsed.Microseconds())/1000, "request_id", requestID(c), "client_request_id", clientID,
+		"principal", who(c).Name)
 	return err
+}
+
+// servedRole is the role a route needs as served: the table's, except
+// that /metrics is anonymous when the server makes it public (it needs a
+// viewer otherwise: metrics name every route and its load).
+func servedRole(r route, publicMetrics bool) Role {
+	if r.path == "/metrics" && publicMetrics {
+		return Anonymous
+	}
+	return r.role
+}
+
+func prefixStrings(ps []netip.Prefix) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
 }
 
 func routePattern(c *fiber.Ctx) string {

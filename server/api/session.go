@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -92,7 +91,8 @@ const sessionLocal = "session"
 // a sign-in takes as long whether or not the account exists.
 var dummyPasswordHash, _ = bcrypt.GenerateFromPassword([]byte("not-a-password-of-anyone"), passwordHashCost)
 
-// signIn checks a username and password and starts a session.
+// signIn checks a username and password and starts a session. The attempt
+// is counted before the password is compared (checkPassword).
 func (s *server) signIn(c *fiber.Ctx) error {
 	var r signInRequest
 	if err := bindJSON(c, &r); err != nil {
@@ -105,23 +105,23 @@ func (s *server) signIn(c *fiber.Ctx) error {
 	return s.startSession(c, u, s.sessions.now())
 }
 
-// checkPassword is every password sign-in's check, the dashboard's and
-// the CLI's token exchange alike: repeated failures are throttled per
-// account and per client address before the password is even compared.
+// checkPassword returns the user named username if password is theirs,
+// after reserving the attempt; a wrong password or unknown user answers
+// 401, a used-up budget 429. Any route that signs someone in with a
+// password goes through it.
 func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.User, error) {
 	if username == "" || password == "" {
 		return nil, invalid(FieldProblem{"username", "username and password are both required"})
 	}
-	ctx, o := c.UserContext(), s.sessions
-	now := o.now()
-	account, address := "account:"+username, "address:"+c.IP()
-	if err := s.checkThrottle(c, now, account, o.PerAccount, "this account"); err != nil {
+	if f := checkUsername("username", username); f != nil {
+		return nil, invalid(*f) // no account can have it: not worth a counter
+	}
+	if err := s.reserveSignIn(c, username); err != nil {
 		return nil, err
 	}
-	if err := s.checkThrottle(c, now, address, o.PerAddress, "your address"); err != nil {
-		return nil, err
-	}
-	u, err := s.store.UserByUsername(ctx, username)
+	// Past the limit, the attempt is worth a row in the audit log.
+	c.Locals(auditActorKey, username)
+	u, err := s.store.UserByUsername(c.UserContext(), username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
@@ -130,30 +130,14 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 		hash = []byte(u.PasswordHash)
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
-		for _, subject := range []string{account, address} {
-			if err := s.store.RecordSignInFailure(ctx, subject, now, o.Window); err != nil {
-				return nil, err
-			}
-		}
 		s.log.Info("sign-in failed", "username", username, "request_id", requestID(c))
 		return nil, problem(http.StatusUnauthorized, "wrong username or password")
 	}
-	if err := s.store.ClearSignInFailures(ctx, account); err != nil {
+	if err := s.signedIn(c, username); err != nil {
 		return nil, err
 	}
+	c.Locals(auditTargetKey, u.ID)
 	return u, nil
-}
-
-// checkThrottle refuses a sign-in while subject has used up its failures.
-func (s *server) checkThrottle(c *fiber.Ctx, now time.Time, subject string, limit int, whose string) error {
-	n, start, err := s.store.SignInFailures(c.UserContext(), subject, now, s.sessions.Window)
-	if err != nil || n < limit {
-		return err
-	}
-	wait := start.Add(s.sessions.Window).Sub(now)
-	c.Set(fiber.HeaderRetryAfter, fmt.Sprint(int(wait.Seconds())+1))
-	return problem(http.StatusTooManyRequests, "too many failed sign-ins for %s; try again in %s", whose,
-		wait.Round(time.Minute).String())
 }
 
 func (s *server) startSession(c *fiber.Ctx, u *store.User, now time.Time) error {

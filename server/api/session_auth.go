@@ -26,11 +26,13 @@ func (s *server) authorizeSession(c *fiber.Ctx, need Role) error {
 	case err != nil:
 		return err
 	}
+	// The principal is known before the CSRF check, so a refusal is
+	// recorded with the signed-in user.
+	p := principal{Name: u.Username, Role: Role(u.Role)}
+	c.Locals(principalKey, p)
 	if mutating(c.Method()) && subtle.ConstantTimeCompare([]byte(c.Get(csrfHeader)), []byte(sess.CSRFToken)) != 1 {
 		return problem(http.StatusForbidden, "missing or wrong %s header: a request that changes something must send the token GET /api/v1/session returned", csrfHeader)
 	}
-	p := principal{Name: u.Username, Role: Role(u.Role)}
-	c.Locals(principalKey, p)
 	c.Locals(sessionLocal, sessionAndUser{sess, u})
 	if roleRank[p.Role] < roleRank[need] {
 		return problem(http.StatusForbidden, "this needs the %s role; user %q has %s", need, p.Name, p.Role)

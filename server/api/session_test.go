@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -22,10 +23,17 @@ type sessionEnv struct {
 }
 
 func newSessionEnv(t *testing.T, o SessionOptions) *sessionEnv {
-	e := &sessionEnv{env: newEnv(t, envOpts{}), now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	return newSessionEnvOn(t, o, false)
+}
+
+// newSessionEnvOn is newSessionEnv on PostgreSQL when postgres is set.
+func newSessionEnvOn(t *testing.T, o SessionOptions, postgres bool) *sessionEnv {
+	e := &sessionEnv{env: newEnv(t, envOpts{postgres: postgres}), now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	o.Now = func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }
+	// Requests made by app.Test come from 0.0.0.0: the trusted proxy, so a
+	// test names the client in X-Forwarded-For.
 	e.app = New(Deps{Store: e.st, Keyring: e.keys, Providers: sharedHost(t), Sessions: o,
-		Logger: slog.New(slog.NewJSONHandler(e.logs, nil))})
+		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), TrustedProxies: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/32")}})
 	return e
 }
 

@@ -106,6 +106,8 @@ func (s *server) setupAdmin(c *fiber.Ctx) error {
 	if err := s.store.CreateUser(ctx, u); err != nil {
 		return s.setupConflict(c, err)
 	}
+	c.Locals(auditActorKey, u.Username)
+	c.Locals(auditTargetKey, u.ID)
 	s.log.Info("super-admin created", "user_id", u.ID, "username", u.Username, "request_id", requestID(c))
 	if s.setupDone != nil {
 		s.setupDone()

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -63,10 +64,48 @@ func bindJSON(c *fiber.Ctx, v any) error {
 	if !strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEApplicationJSON) {
 		return problem(fiber.StatusUnsupportedMediaType, "send the body as application/json")
 	}
+	if jsonHasNUL(c.Body()) {
+		return problem(fiber.StatusBadRequest, "the body has a NUL character (\\u0000): no field takes one")
+	}
 	if err := c.BodyParser(v); err != nil {
 		return problem(fiber.StatusBadRequest, "body is not valid JSON for this request: %v", err)
 	}
 	return nil
+}
+
+// jsonHasNUL reports whether a JSON text holds a NUL, raw or as the
+// escape \u0000 (not an escaped backslash followed by "u0000").
+func jsonHasNUL(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte(`\u0000`))
+		if j < 0 {
+			return false
+		}
+		at, slashes := i+j, 0
+		for k := at - 1; k >= 0 && b[k] == '\\'; k-- {
+			slashes++
+		}
+		if slashes%2 == 0 {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+// refuseNUL answers 400 for a NUL character in the path or the query: no
+// name, ID or filter has one, and PostgreSQL's text type refuses it.
+func refuseNUL(c *fiber.Ctx) error {
+	bad := strings.IndexByte(c.Path(), 0) >= 0
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		bad = bad || bytes.IndexByte(k, 0) >= 0 || bytes.IndexByte(v, 0) >= 0
+	})
+	if bad {
+		return problem(fiber.StatusBadRequest, "the path or query has a NUL character (%%00): no name, ID or filter takes one")
+	}
+	return c.Next()
 }
 
 // checkTopology accepts a topology the provider lists (any, when it lists

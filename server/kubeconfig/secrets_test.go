@@ -102,7 +102,8 @@ func TestSummaryNeverContainsCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
-	want := Summary{CurrentContext: "prod", Cluster: "prod", Server: "https://prod.example.com:6443", User: "admin", Contexts: 1}
+	want := Summary{CurrentContext: "prod", Cluster: "prod", Server: "https://prod.example.com:6443", User: "admin", Contexts: 1,
+		Unsafe: []string{`cluster "prod" has user information in its server URL: put credentials in the user, not the URL`}}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("Summary = %+v, want %+v", *got, want)
 	}

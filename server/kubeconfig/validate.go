@@ -34,6 +34,12 @@ type Summary struct {
 	// command or read local files (exec plugins, auth providers, file
 	// paths); a service that stores kubeconfigs for others refuses these.
 	External []string
+	// Unsafe lists what would make a user of this kubeconfig trust an
+	// impostor or reach something other than an API server (TLS
+	// verification off, a proxy, a link-local server, user information in
+	// the URL), each saying why; a service may refuse these unless its
+	// administrator allows them.
+	Unsafe []string
 }
 
 // Validate checks that data is a usable kubeconfig of at most maxBytes
@@ -77,6 +83,7 @@ func Validate(data []byte, maxBytes int) (*Summary, error) {
 		return nil, err
 	}
 	sum.External = externalRefs(cfg)
+	sum.Unsafe = unsafeRefs(cfg)
 	return sum, nil
 }
 

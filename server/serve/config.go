@@ -44,6 +44,15 @@ type Config struct {
 	// federation's defaults.
 	OverviewConcurrency int
 	OverviewCacheTTL    time.Duration
+	// TrustedProxies are the proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (IP addresses or CIDR prefixes).
+	TrustedProxies []string
+	// AllowUnsafeKubeconfigs lets connect take kubeconfigs that turn off
+	// TLS verification, use a proxy, a link-local server or user
+	// information in the server URL.
+	AllowUnsafeKubeconfigs bool
+	// PublicMetrics serves /metrics without a token.
+	PublicMetrics bool
 }
 
 func (c *Config) databaseDSN() string {

@@ -32,6 +32,10 @@ import (
 func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- string) error {
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
 	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	proxies, err := ParseTrustedProxies(c.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	st, err := OpenStore(ctx, c)
 	if err != nil {
 		return err
@@ -40,6 +44,9 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	keys, err := LoadKeys(ctx, c, st, say)
 	if err != nil {
 		return err
+	}
+	if err := api.RecordCredentialSources(ctx, st, keys, log); err != nil {
+		return fmt.Errorf("record the sources of stored credentials: %w", err)
 	}
 	if err := EnsureAdminToken(ctx, c, st, say); err != nil {
 		return err
@@ -85,7 +92,8 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	app := api.New(api.Deps{TokenUsage: usage, Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
 		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) },
-		Web:       web.Dist()})
+		Web:       web.Dist(), TrustedProxies: proxies,
+		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs, PublicMetrics: c.PublicMetrics})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -28,14 +31,79 @@ type AuditEvent struct {
 	RequestID string `bun:"request_id" json:"requestId"`
 }
 
-// AddAuditEvent stores e, filling in its ID and time.
+// MaxAuditField bounds every text field of a stored audit event: what a
+// client sends (a path ID, a sign-in name) is cut to it.
+const MaxAuditField = 128
+
+// AddAuditEvent stores e, filling in its ID and time; its text fields are
+// cut to MaxAuditField bytes of valid UTF-8 without control characters.
 func (s *Store) AddAuditEvent(ctx context.Context, e *AuditEvent) error {
+	return addAuditEvent(ctx, s.db, s.now(), e)
+}
+
+func addAuditEvent(ctx context.Context, db bun.IDB, at time.Time, e *AuditEvent) error {
 	e.ID = uuid.NewString()
-	e.At = s.now()
-	if _, err := s.db.NewInsert().Model(e).Exec(ctx); err != nil {
+	e.At = at
+	for _, f := range []*string{&e.Actor, &e.ActorID, &e.Method, &e.Route, &e.Target, &e.RequestID} {
+		*f = boundText(*f)
+	}
+	if _, err := db.NewInsert().Model(e).Exec(ctx); err != nil {
 		return fmt.Errorf("record audit event: %w", err)
 	}
 	return nil
+}
+
+// boundText cuts s to MaxAuditField bytes, dropping invalid UTF-8 and
+// control characters (NUL among them, which PostgreSQL text refuses).
+func boundText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > MaxAuditField {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// CountAuditNoise counts one request nobody signed (method and status) in
+// the hour of at, instead of storing a row for it.
+func (s *Store) CountAuditNoise(ctx context.Context, at time.Time, method string, status int) error {
+	c := &AuditCount{Hour: at.UTC().Truncate(time.Hour), Method: boundText(method), Status: status, Count: 1}
+	if len(c.Method) > 16 {
+		c.Method = "OTHER"
+	}
+	_, err := s.db.NewInsert().Model(c).On("CONFLICT (hour, method, status) DO UPDATE").
+		Set("count = ?TableAlias.count + 1").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("count an unsigned request: %w", err)
+	}
+	return nil
+}
+
+// AuditCount is how many unsigned requests of one method got one status
+// in one hour.
+type AuditCount struct {
+	bun.BaseModel `bun:"table:audit_counts"`
+
+	Hour   time.Time `bun:"hour,pk" json:"hour"`
+	Method string    `bun:"method,pk" json:"method"`
+	Status int       `bun:"status,pk" json:"status"`
+	Count  int64     `bun:"count" json:"count"`
+}
+
+// AuditCounts returns the counts of unsigned requests from since on,
+// newest hour first.
+func (s *Store) AuditCounts(ctx context.Context, since time.Time) ([]AuditCount, error) {
+	out := []AuditCount{}
+	if err := s.db.NewSelect().Model(&out).Where("hour >= ?", since.UTC().Truncate(time.Hour)).
+		Order("hour DESC", "method", "status").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list counts of unsigned requests: %w", err)
+	}
+	return out, nil
 }
 
 // AuditFilter selects audit events; empty fields match all.
@@ -73,4 +141,21 @@ func (s *Store) GetAuditEvent(ctx context.Context, id string) (*AuditEvent, erro
 		return nil, err
 	}
 	return e, nil
+}
+
+// AuditSize returns how many audit events are stored and the bytes their
+// text fields hold, which is what a flood of requests would grow.
+func (s *Store) AuditSize(ctx context.Context) (rows int, textBytes int64, err error) {
+	var out struct {
+		Rows  int   `bun:"rows"`
+		Bytes int64 `bun:"bytes"`
+	}
+	err = s.db.NewSelect().Model((*AuditEvent)(nil)).
+		ColumnExpr("COUNT(*) AS rows").
+		ColumnExpr("COALESCE(SUM(LENGTH(id) + LENGTH(actor) + LENGTH(actor_id) + LENGTH(method) + LENGTH(route) + LENGTH(target) + LENGTH(request_id)), 0) AS bytes").
+		Scan(ctx, &out)
+	if err != nil {
+		return 0, 0, fmt.Errorf("measure the audit log: %w", err)
+	}
+	return out.Rows, out.Bytes, nil
 }

@@ -85,6 +85,9 @@ func (s *Store) CreateCluster(ctx context.Context, c *Cluster) error {
 	c.CreatedAt = s.now()
 	c.UpdatedAt = c.CreatedAt
 	if _, err := s.db.NewInsert().Model(c).Exec(ctx); err != nil {
+		if isForeignKeyViolation(err) && c.CredentialID != nil {
+			err = &ConflictError{Field: "credential_id", Message: fmt.Sprintf("credential %q no longer exists", *c.CredentialID), cause: err}
+		}
 		return fmt.Errorf("create cluster %q: %w", c.Name, asConflict(err, c.conflictSubjects()))
 	}
 	return nil

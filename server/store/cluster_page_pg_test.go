@@ -36,6 +36,7 @@ func TestSelectListsMatchTheModels(t *testing.T) {
 func TestListClusterPagePostgresMatchesBun(t *testing.T) {
 	s := openForTest(t, testpg.Database(t))
 	ctx := context.Background()
+	storeCredential(t, s, "cred-1")
 	for i := range 7 {
 		c := &Cluster{Name: fmt.Sprintf("pg-%d", i), Provider: []string{"aws", "gcp"}[i%2], Region: "eu-west-1",
 			Source: []Source{SourceConnectedExisting, SourceProvisioned}[i%2], Status: []string{"Ready", "Failed"}[i%2],

@@ -38,6 +38,9 @@ func TestClusterRoundTrip(t *testing.T) {
 				ctx := context.Background()
 				clock := useFakeClock(s)
 				in := tc.cluster
+				if in.CredentialID != nil {
+					storeCredential(t, s, *in.CredentialID)
+				}
 				if err := s.CreateCluster(ctx, &in); err != nil {
 					t.Fatal(err)
 				}
@@ -233,6 +236,8 @@ func TestDeleteClusterRemovesOnlyThatCluster(t *testing.T) {
 func TestClustersUsingCredentialFiltersByCredentialAndStatus(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
+		storeCredential(t, s, "x")
+		storeCredential(t, s, "y")
 		for _, c := range []Cluster{
 			{Name: "x-provisioning", CredentialID: ptr("x"), Status: "provisioning"},
 			{Name: "x-ready", CredentialID: ptr("x"), Status: "ready"},
@@ -312,4 +317,14 @@ func TestMissingRowsAreNotFound(t *testing.T) {
 			}
 		}
 	})
+}
+
+// storeCredential stores a credential with the given ID for clusters to
+// reference.
+func storeCredential(t *testing.T, s *Store, id string) {
+	t.Helper()
+	if err := s.CreateCredential(context.Background(), &Credential{ID: id, Label: "label-" + id, Kind: "access_key",
+		Ciphertext: []byte("sealed"), KeyID: "key-1"}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -27,25 +27,62 @@ type Credential struct {
 	KeyID string `bun:"key_id" json:"key_id"`
 	// Last4 is the end of the secret's public part, shown to tell
 	// credentials apart.
-	Last4     string    `bun:"last4" json:"last4"`
+	Last4 string `bun:"last4" json:"last4"`
+	// SourceID is the credential this one is made from (an assume_role's
+	// source), kept outside the sealed payload so the database refuses to
+	// delete a source still in use.
+	SourceID  *string   `bun:"source_id" json:"-"`
 	CreatedBy string    `bun:"created_by" json:"created_by"`
 	CreatedAt time.Time `bun:"created_at" json:"created_at"`
 	UpdatedAt time.Time `bun:"updated_at" json:"updated_at"`
 }
 
 // CreateCredential inserts c, filling in its ID when empty and its CreatedAt
-// and UpdatedAt. A label already in use is a *ConflictError.
-func (s *Store) CreateCredential(ctx context.Context, c *Credential) error {
+// and UpdatedAt. A label already in use is a *ConflictError. An audit
+// event, when given, is stored in the same transaction, its Target set to
+// the new ID: the change is never stored without its record.
+func (s *Store) CreateCredential(ctx context.Context, c *Credential, audit ...*AuditEvent) error {
 	if c.ID == "" {
 		c.ID = uuid.NewString()
 	}
 	c.CreatedAt = s.now()
 	c.UpdatedAt = c.CreatedAt
-	if _, err := s.db.NewInsert().Model(c).Exec(ctx); err != nil {
-		err = asConflict(err, map[string]string{indexCredLabel: c.Label})
-		return fmt.Errorf("create credential %q: %w", c.Label, err)
+	return s.withAudit(ctx, audit, c.ID, func(ctx context.Context, db bun.IDB) error {
+		if _, err := db.NewInsert().Model(c).Exec(ctx); err != nil {
+			err = asConflict(err, map[string]string{indexCredLabel: c.Label})
+			return fmt.Errorf("create credential %q: %w", c.Label, c.sourceGone(err))
+		}
+		return nil
+	})
+}
+
+// withAudit runs write, and stores the audit events (target set to
+// target) in the same transaction; with no event, just write.
+func (s *Store) withAudit(ctx context.Context, audit []*AuditEvent, target string, write func(context.Context, bun.IDB) error) error {
+	if len(audit) == 0 {
+		return write(ctx, s.db)
 	}
-	return nil
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := write(ctx, tx); err != nil {
+			return err
+		}
+		for _, e := range audit {
+			e.Target = target
+			if err := addAuditEvent(ctx, tx, s.now(), e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// sourceGone turns the violated reference of a write whose source
+// credential was deleted meanwhile into a *ConflictError.
+func (c *Credential) sourceGone(err error) error {
+	if !isForeignKeyViolation(err) || c.SourceID == nil {
+		return err
+	}
+	return &ConflictError{Field: "source_id", Message: fmt.Sprintf("credential %q, its source, no longer exists", *c.SourceID), cause: err}
 }
 
 // GetCredential returns the credential with the given ID.
@@ -66,21 +103,47 @@ func (s *Store) ListCredentials(ctx context.Context) ([]Credential, error) {
 	return creds, nil
 }
 
-// DeleteCredential deletes the credential with the given ID. Checking that
-// no cluster still needs it (ClustersUsingCredential) is the caller's job.
-func (s *Store) DeleteCredential(ctx context.Context, id string) error {
-	res, err := s.db.NewDelete().Model((*Credential)(nil)).Where("id = ?", id).Exec(ctx)
-	return oneRow(res, err, fmt.Sprintf("delete credential %q", id), fmt.Sprintf("credential %q", id))
+// DeleteCredential deletes the credential with the given ID. While a
+// cluster or another credential references it, the database refuses, and
+// so does DeleteCredential, with a *ConflictError: a reference inserted by
+// a concurrent request is seen, whatever the caller checked before
+// (ClustersUsingCredential and CredentialsFrom name the users).
+//
+// An audit event, when given, is stored in the same transaction.
+func (s *Store) DeleteCredential(ctx context.Context, id string, audit ...*AuditEvent) error {
+	return s.withAudit(ctx, audit, id, func(ctx context.Context, db bun.IDB) error {
+		res, err := db.NewDelete().Model((*Credential)(nil)).Where("id = ?", id).Exec(ctx)
+		if isForeignKeyViolation(err) {
+			err = &ConflictError{Field: "id", Message: fmt.Sprintf("credential %q is still used by a cluster or another credential", id), cause: err}
+		}
+		return oneRow(res, err, fmt.Sprintf("delete credential %q", id), fmt.Sprintf("credential %q", id))
+	})
+}
+
+// CredentialsFrom returns the credentials whose source is id, by label.
+func (s *Store) CredentialsFrom(ctx context.Context, id string) ([]Credential, error) {
+	creds := []Credential{}
+	if err := s.db.NewSelect().Model(&creds).Where("source_id = ?", id).Order("label").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list credentials made from %q: %w", id, err)
+	}
+	return creds, nil
+}
+
+// SetCredentialSource records the source of credential id (nil: none).
+func (s *Store) SetCredentialSource(ctx context.Context, id string, source *string) error {
+	c := &Credential{ID: id, SourceID: source}
+	res, err := s.db.NewUpdate().Model(c).Column("source_id").WherePK().Exec(ctx)
+	return oneRow(res, c.sourceGone(err), fmt.Sprintf("record the source of credential %q", id), fmt.Sprintf("credential %q", id))
 }
 
 // UpdateCredential writes c's label and sealed payload (ciphertext, key ID,
 // last 4) and bumps UpdatedAt. A label already in use is a *ConflictError.
 func (s *Store) UpdateCredential(ctx context.Context, c *Credential) error {
 	c.UpdatedAt = s.now()
-	res, err := s.db.NewUpdate().Model(c).Column("label", "ciphertext", "key_id", "last4", "updated_at").
+	res, err := s.db.NewUpdate().Model(c).Column("label", "ciphertext", "key_id", "last4", "source_id", "updated_at").
 		Where("id = ?", c.ID).Exec(ctx)
 	if err != nil {
-		err = asConflict(err, map[string]string{indexCredLabel: c.Label})
+		err = c.sourceGone(asConflict(err, map[string]string{indexCredLabel: c.Label}))
 	}
 	return oneRow(res, err, fmt.Sprintf("update credential %q", c.ID), fmt.Sprintf("credential %q", c.ID))
 }

@@ -129,6 +129,27 @@ func asConflict(err error, subjects map[string]string) error {
 	return &ConflictError{Field: m.field, Message: m.message(subjects[index]), cause: err}
 }
 
+// sqliteConstraintForeignKey is SQLite's extended result code for a
+// violated reference.
+const sqliteConstraintForeignKey = 787
+
+// isForeignKeyViolation reports whether err is a write refused because it
+// would leave a reference to a missing row.
+func isForeignKeyViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		return pgErr.Field('C') == "23503" // foreign_key_violation
+	}
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) && coded.Code() != sqliteConstraintForeignKey {
+		return false
+	}
+	return strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
+}
+
 // scanOne runs q, which selects at most one row into its model; what names
 // the row in errors, which wrap ErrNotFound when there is none.
 func scanOne(ctx context.Context, q *bun.SelectQuery, what string) error {

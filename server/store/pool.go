@@ -73,6 +73,10 @@ func Unavailable(err error) bool {
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return true
 	}
-	// database/sql's own error for a closed pool is not exported.
-	return strings.Contains(err.Error(), "sql: database is closed")
+	// database/sql's own error for a closed pool is not exported. A
+	// SQLite file another process holds locked past the busy timeout
+	// (SQLITE_BUSY) is unavailable for the moment too.
+	msg := err.Error()
+	return strings.Contains(msg, "sql: database is closed") || strings.Contains(msg, "database is locked") ||
+		strings.Contains(msg, "SQLITE_BUSY")
 }

@@ -27,8 +27,13 @@ const (
 )
 
 // sqliteBusyTimeout is how long a SQLite writer waits for another writer's
-// lock before failing: concurrent requests queue instead of erroring.
-const sqliteBusyTimeout = 10 * time.Second
+// lock before failing: concurrent requests queue instead of erroring. It
+// stays well under a client's patience: a database locked longer (another
+// process holding a write transaction) answers 503, not a hang.
+const sqliteBusyTimeout = 5 * time.Second
+
+// sqliteReadyProbe is how long Ready waits for SQLite's write lock.
+const sqliteReadyProbe = 500 * time.Millisecond
 
 // Store is a handle on the KubeOpera database. It is safe for concurrent use.
 type Store struct {
@@ -141,4 +146,28 @@ func (s *Store) Dialect() string {
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	return s.db.PingContext(ctx)
+}
+
+// Ready checks that the database answers and, for SQLite, that a write
+// could start now: a file another process holds locked still answers
+// reads, but every change would wait and fail.
+func (s *Store) Ready(ctx context.Context) error {
+	if s.dialect != DialectSQLite {
+		return s.db.PingContext(ctx)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", sqliteReadyProbe.Milliseconds())); err != nil {
+		return err
+	}
+	// The connection goes back to the pool: give it back its own timeout.
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", sqliteBusyTimeout.Milliseconds())) //nolint:errcheck
+	tx, err := conn.BeginTx(ctx, nil)                                                                                             // BEGIN IMMEDIATE (_txlock): takes the write lock
+	if err != nil {
+		return fmt.Errorf("take the database's write lock: %w", err)
+	}
+	return tx.Rollback()
 }

@@ -149,8 +149,13 @@ func TestOpenSQLite(t *testing.T) {
 	}{
 		{"journal_mode", "wal"},
 		{"foreign_keys", "1"},
-		{"busy_timeout", "10000"},
+		{"busy_timeout", "5000"},
 	} {
+		// Ready probes the write lock with a short timeout on a pooled
+		// connection, and must give it back its own.
+		if err := s.Ready(ctx); err != nil {
+			t.Fatal(err)
+		}
 		var got string
 		if err := s.db.NewRaw("PRAGMA "+p.pragma).Scan(ctx, &got); err != nil {
 			t.Fatal(err)

@@ -440,8 +440,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics
-         * @description Anonymous.
+         * Prometheus metrics (anonymous when the server sets --public-metrics)
+         * @description Needs the viewer role, by a bearer token, or the session cookie.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -2830,6 +2830,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */

@@ -1,0 +1,38 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Connect refuses a kubeconfig that would make KubeOpera trust an impostor
+// or reach something other than an API server, saying why and which
+// setting allows it; with the setting, the request goes on (here to the
+// 503 of a server without a management cluster).
+func TestConnectRefusesUnsafeKubeconfigsUnlessAllowed(t *testing.T) {
+	strict, lenient := newEnv(t, envOpts{}), newEnv(t, envOpts{allowUnsafe: true})
+	server := "    server: https://203.0.113.10:6443\n"
+	for _, tc := range []struct {
+		name, replacement, says string
+	}{
+		{"TLS verification off", server + "    insecure-skip-tls-verify: true\n", "insecure-skip-tls-verify"},
+		{"a proxy", server + "    proxy-url: http://203.0.113.9:3128\n", "proxy-url"},
+		{"instance metadata", "    server: http://169.254.169.254\n", "link-local address 169.254.169.254"},
+		{"IPv6 link-local", "    server: https://[fe80::1]:6443\n", "link-local address fe80::1"},
+		{"user information in the URL", "    server: https://admin:pw-in-url@203.0.113.10:6443\n", "user information"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := map[string]string{"domain": "apps.example.com", "gitOpsRepoURL": "https://git.example.com/fleet.git",
+				"name": "prod", "provider": "aws", "kubeconfig": strings.Replace(goodKubeconfig, server, tc.replacement, 1)}
+			code, resp := strict.do(http.MethodPost, "/api/v1/clusters/connect", strict.admin, body)
+			if code != http.StatusBadRequest || !strings.Contains(string(resp), tc.says) ||
+				!strings.Contains(string(resp), "--allow-unsafe-kubeconfigs") || strings.Contains(string(resp), "pw-in-url") {
+				t.Errorf("refused by default: %d %s; want 400 saying %q and naming the setting", code, resp, tc.says)
+			}
+			if code, resp := lenient.do(http.MethodPost, "/api/v1/clusters/connect", lenient.admin, body); code != http.StatusServiceUnavailable {
+				t.Errorf("with --allow-unsafe-kubeconfigs: %d %s; want it past the check (503: no management cluster)", code, resp)
+			}
+		})
+	}
+}

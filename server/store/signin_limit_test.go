@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestReserveSignInCountsWithinTheWindowAllOrNone(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		const window = 15 * time.Minute
+		account := SignInLimit{Subject: "account:ops", Max: 3, Window: window}
+		address := SignInLimit{Subject: "address:192.0.2.1", Max: 4, Window: window}
+		for i := range 3 {
+			if err := s.ReserveSignIn(ctx, t0.Add(time.Duration(i)*time.Minute), account, address); err != nil {
+				t.Fatalf("attempt %d: %v", i+1, err)
+			}
+		}
+		err := s.ReserveSignIn(ctx, t0.Add(5*time.Minute), account, address)
+		th, ok := IsThrottled(err)
+		if !ok || th.Subject != "account:ops" || th.RetryAfter != 10*time.Minute {
+			t.Fatalf("fourth attempt: %v, want account:ops throttled for 10m", err)
+		}
+		// The refused attempt counted nothing: the address still has one.
+		other := SignInLimit{Subject: "account:dev", Max: 3, Window: window}
+		if err := s.ReserveSignIn(ctx, t0.Add(5*time.Minute), other, address); err != nil {
+			t.Fatalf("the address's fourth attempt: %v", err)
+		}
+		if _, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(6*time.Minute), other, address)); !ok {
+			t.Error("the address's fifth attempt was let through")
+		}
+		// A new window starts once the last has closed.
+		if err := s.ReserveSignIn(ctx, t0.Add(window), account); err != nil {
+			t.Errorf("after the window: %v", err)
+		}
+		if n, err := s.ForgetSignIns(ctx, "account:ops", "account:nobody"); err != nil || n != 1 {
+			t.Errorf("ForgetSignIns = %d, %v; want 1", n, err)
+		}
+		for range 3 {
+			if err := s.ReserveSignIn(ctx, t0.Add(window), account); err != nil {
+				t.Errorf("after forgetting: %v", err)
+			}
+		}
+	})
+}
+
+func TestReserveSignInBacksOffInsteadOfLocking(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		l := SignInLimit{Subject: "account:admin", Max: 2, Window: time.Hour,
+			Backoff: func(over int) time.Duration { return time.Duration(over) * 10 * time.Second }}
+		for i := range 2 {
+			if err := s.ReserveSignIn(ctx, t0, l); err != nil {
+				t.Fatalf("free attempt %d: %v", i+1, err)
+			}
+		}
+		if th, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(5*time.Second), l)); !ok || th.RetryAfter != 5*time.Second {
+			t.Fatalf("third attempt 5 s later: %v, want a 5 s wait", th)
+		}
+		if err := s.ReserveSignIn(ctx, t0.Add(10*time.Second), l); err != nil {
+			t.Fatalf("third attempt 10 s later: %v", err)
+		}
+		if th, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(25*time.Second), l)); !ok || th.RetryAfter != 5*time.Second {
+			t.Fatalf("fourth attempt 15 s after the third: %v, want 5 s more (20 s spacing)", th)
+		}
+		if err := s.ReserveSignIn(ctx, t0.Add(30*time.Second), l); err != nil {
+			t.Fatalf("fourth attempt 20 s after the third: %v", err)
+		}
+	})
+}
+
+func TestParallelReservationsNeverExceedTheLimit(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		limits := []SignInLimit{{Subject: "account:ops", Max: 5, Window: time.Hour},
+			{Subject: "address:192.0.2.1", Max: 20, Window: time.Hour}}
+		var (
+			wg     sync.WaitGroup
+			mu     sync.Mutex
+			passed int
+		)
+		for range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := s.ReserveSignIn(ctx, t0, limits...)
+				if _, ok := IsThrottled(err); err != nil && !ok {
+					t.Error(err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					passed++
+				}
+			}()
+		}
+		wg.Wait()
+		if passed != 5 {
+			t.Errorf("50 parallel reservations: %d passed, want exactly 5", passed)
+		}
+		if err := s.ReturnSignIn(ctx, "address:192.0.2.1"); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.ForgetSignInsMatching(ctx, "account:", "ops"); err != nil || n != 1 {
+			t.Errorf("ForgetSignInsMatching = %d, %v", n, err)
+		}
+		// The address had 5 of 20, one returned: 16 more pass.
+		for i := range 17 {
+			err := s.ReserveSignIn(ctx, t0, SignInLimit{Subject: "address:192.0.2.1", Max: 20, Window: time.Hour})
+			if (i < 16) != (err == nil) {
+				t.Fatalf("address attempt %d after the burst: %v", i+1, err)
+			}
+		}
+	})
+}
