@@ -78,7 +78,7 @@ func TestEveryRouteAnswersTheStatusesOfItsLayers(t *testing.T) {
 		}
 		body := ""
 		if r.request != "" {
-			body = `{"username":"a","password":"b"}`
+			body = `{"username":"someone","password":"b"}`
 		}
 		expect(r, "with the database closed", send(r, e.admin, "application/json", body), http.StatusServiceUnavailable)
 	}
