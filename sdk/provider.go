@@ -38,8 +38,8 @@ type Provider interface {
 	// Provision starts creating a cluster and returns at once. It is
 	// idempotent: the same ClusterID always yields the same operation ID.
 	Provision(ctx context.Context, req ProvisionRequest) (Operation, error)
-	// Status reports an operation started by Provision or Destroy. An
-	// unknown operation ID is a NotFound error.
+	// Status reports an operation started by Provision, Destroy or Update
+	// (see Updater). An unknown operation ID is a NotFound error.
 	Status(ctx context.Context, req StatusRequest) (OperationStatus, error)
 	// Kubeconfig returns an admin kubeconfig for a provisioned cluster.
 	Kubeconfig(ctx context.Context, req KubeconfigRequest) (Kubeconfig, error)

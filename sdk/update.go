@@ -49,7 +49,7 @@ type Upgrade struct {
 // Info.Upgrades does not list are refused. The host checks the same before
 // it calls Update; providers call it first in Update.
 func CheckUpgrade(info Info, from, to string) error {
-	if from == to {
+	if SameVersion(to, from) {
 		return nil
 	}
 	if !info.Has(CapUpgrade) {
@@ -69,7 +69,7 @@ func CheckUpgrade(info Info, from, to string) error {
 		return field("%s skips a minor version after the cluster's %s: upgrade one minor version at a time", to, from)
 	}
 	for _, u := range info.Upgrades {
-		if u.From == from && slices.Contains(u.To, to) {
+		if SameVersion(u.From, from) && slices.ContainsFunc(u.To, func(v string) bool { return SameVersion(v, to) && SameVersion(to, v) }) {
 			return nil
 		}
 	}
@@ -114,9 +114,17 @@ func minorOf(v string) (int, int, error) {
 	return n[0], n[1], nil
 }
 
+// SameVersion reports whether version want (1.37, v1.37 or v1.37.2)
+// names the version have is at: equal but for a leading "v", or have is a
+// patch release of want's minor version.
+func SameVersion(want, have string) bool {
+	w, h := strings.TrimPrefix(want, "v"), strings.TrimPrefix(have, "v")
+	return w == h || strings.HasPrefix(h, w+".")
+}
+
 func upgradesText(ups []Upgrade, from string) string {
 	for _, u := range ups {
-		if u.From == from && len(u.To) > 0 {
+		if SameVersion(u.From, from) && len(u.To) > 0 {
 			return strings.Join(u.To, ", ")
 		}
 	}

@@ -47,6 +47,8 @@ func TestCheckUpgrade(t *testing.T) {
 		says     string
 	}{
 		{"1.36", "1.37", "", ""},
+		{"v1.36.4", "1.37", "", ""},
+		{"v1.37.2", "1.37", "", ""},
 		{"1.37", "1.37", "", ""},
 		{"1.37", "1.36", KindInvalidInput, "cannot be downgraded"},
 		{"1.36", "1.38", KindInvalidInput, "skips a minor version"},
