@@ -65,10 +65,6 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: hostclusters.PhaseTearingDown, Message: msg})
 }
 
-func provisioned(row *store.Cluster) bool {
-	return row.Source == store.SourceProvisionedVanilla || row.Source == store.SourceProvisionedEKS
-}
-
 // provisioningPhases are those in which a provisioned cluster's cloud
 // operation is still running: a disconnect then would orphan what it makes.
 var provisioningPhases = map[string]bool{"pending": true, "provisioning": true, "tearingdown": true}

@@ -337,7 +337,45 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+         * @description Needs the platform-admin role.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UpdateClusterRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LifecycleResponse"];
+                    };
+                };
+                /** @description an error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/clusters/{id}/health": {
@@ -1746,6 +1784,10 @@ export interface components {
                 revokedAt?: string;
                 role: string;
             }[];
+        };
+        UpdateClusterRequest: {
+            kubernetesVersion?: string;
+            nodeCount?: number;
         };
     };
     responses: never;
