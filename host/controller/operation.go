@@ -63,6 +63,8 @@ type operation struct {
 	// start starts the operation; it is called only while annotation is
 	// empty.
 	start func(ctx context.Context) (sdk.Operation, error)
+	// also are annotations written together with the operation's ID.
+	also map[string]string
 }
 
 // follow starts op once (its ID written to the annotation before anything
@@ -78,7 +80,11 @@ func (r *Reconciler) follow(ctx context.Context, hc *v1.HostCluster, prov sdk.Pr
 		if err != nil {
 			return sdk.OperationStatus{}, r.callError(op, plugin, op.call, err)
 		}
-		if err := r.annotate(ctx, hc, map[string]*string{op.annotation: &started.ID}); err != nil {
+		set := map[string]*string{op.annotation: &started.ID}
+		for k, v := range op.also {
+			set[k] = &v
+		}
+		if err := r.annotate(ctx, hc, set); err != nil {
 			return sdk.OperationStatus{}, err
 		}
 		id = started.ID

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -25,8 +26,14 @@ import (
 // operation runs.
 func (r *Reconciler) update(ctx context.Context, hc *v1.HostCluster) error {
 	p, c := hc.Spec.Provisioning, meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionUpdated)
-	if p == nil || c != nil && c.ObservedGeneration == hc.Generation && c.Reason != v1.ReasonInProgress {
-		return nil // connected, or this generation's update is over
+	if p == nil {
+		return nil // connected: nothing of KubeOpera's to change
+	}
+	if c != nil && c.ObservedGeneration == hc.Generation && c.Reason != v1.ReasonInProgress {
+		if hc.Annotations[v1.UpdateOperationAnnotation] != "" { // the finished operation's
+			return r.forgetUpdate(ctx, hc)
+		}
+		return nil // this generation's update is over
 	}
 	nodes, version := r.wanted(hc)
 	if nodes == 0 && version == "" && hc.Annotations[v1.UpdateOperationAnnotation] == "" {
@@ -36,32 +43,25 @@ func (r *Reconciler) update(ctx context.Context, hc *v1.HostCluster) error {
 		return nil
 	}
 	prov, creds, err := r.pluginFor(ctx, hc, "updating: ")
-	if err != nil {
+	var no *refused
+	if errors.As(err, &no) {
 		return r.updateEnded(ctx, hc, err)
+	} else if err != nil {
+		return err
 	}
 	hc.SetCondition(v1.ConditionUpdated, metav1.ConditionFalse, v1.ReasonInProgress, "updating: "+describe(nodes, version))
 	st, err := r.follow(ctx, hc, prov, creds, operation{call: "Update", annotation: v1.UpdateOperationAnnotation, what: "updating: ",
-		start: func(ctx context.Context) (sdk.Operation, error) {
-			u, ok := prov.(sdk.Updater)
-			if !ok {
-				return sdk.Operation{}, sdk.Unimplemented("provider %s cannot change a running cluster", p.Plugin)
-			}
-			inputs, err := r.callInputs(ctx, hc)
-			if err != nil {
-				return sdk.Operation{}, sdk.Unavailable("%v", err)
-			}
-			return u.Update(ctx, sdk.UpdateRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds,
-				NodeCount: nodes, KubernetesVersion: version})
-		}})
+		start: r.startUpdate(hc, prov, creds, nodes, version),
+		also:  map[string]string{updateGenerationAnnotation: strconv.FormatInt(hc.Generation, 10)}})
 	var waiting *step.Waiting
 	switch {
-	case errors.As(err, &waiting):
-		if waiting.Reason == v1.ReasonWaiting {
-			hc.SetCondition(v1.ConditionUpdated, metav1.ConditionFalse, v1.ReasonInProgress, waiting.Message)
-		}
+	case errors.As(err, &waiting) && waiting.Reason == v1.ReasonWaiting:
+		hc.SetCondition(v1.ConditionUpdated, metav1.ConditionFalse, v1.ReasonInProgress, waiting.Message)
 		return err
-	case err != nil:
+	case errors.As(err, &no):
 		return r.updateEnded(ctx, hc, err)
+	case err != nil: // retried: the plugin, the credential store or the API server may be back
+		return err
 	case st.State == sdk.Failed:
 		return r.updateEnded(ctx, hc, fmt.Errorf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
 	}
@@ -71,9 +71,47 @@ func (r *Reconciler) update(ctx context.Context, hc *v1.HostCluster) error {
 	if st.KubernetesVersion != "" {
 		hc.Status.KubernetesVersion = st.KubernetesVersion
 	}
+	// The cluster changed: its inventory is read again in this reconcile,
+	// even when the phase stays Ready (a fast plugin finishes at once).
+	hc.Status.InventoryTime = nil
+	if hc.Annotations[updateGenerationAnnotation] != strconv.FormatInt(hc.Generation, 10) {
+		// The spec changed while the plugin worked on an older one.
+		if err := r.forgetUpdate(ctx, hc); err != nil {
+			return err
+		}
+		return step.Wait(r.PollInterval, "updating: the spec changed during the update; applying the newer one")
+	}
 	hc.Status.Message = fmt.Sprintf("%s: %s", p.Plugin, strings.TrimSpace(st.Message))
 	hc.SetCondition(v1.ConditionUpdated, metav1.ConditionTrue, v1.ReasonUpdated, hc.Status.Message)
-	return r.annotate(ctx, hc, map[string]*string{v1.UpdateOperationAnnotation: nil})
+	// The operation's annotations go on the next reconcile, once this
+	// status is written: removed now, a reconcile of a cached copy without
+	// them but with the old status would start the Update again.
+	return nil
+}
+
+// updateGenerationAnnotation is the spec generation the running Update
+// was started for.
+const updateGenerationAnnotation = "kubeopera.io/update-generation"
+
+// forgetUpdate removes the finished Update's annotations.
+func (r *Reconciler) forgetUpdate(ctx context.Context, hc *v1.HostCluster) error {
+	return r.annotate(ctx, hc, map[string]*string{v1.UpdateOperationAnnotation: nil, updateGenerationAnnotation: nil})
+}
+
+// startUpdate is how the Update operation of update starts.
+func (r *Reconciler) startUpdate(hc *v1.HostCluster, prov sdk.Provider, creds sdk.Credentials, nodes int, version string) func(context.Context) (sdk.Operation, error) {
+	return func(ctx context.Context) (sdk.Operation, error) {
+		u, ok := prov.(sdk.Updater)
+		if !ok {
+			return sdk.Operation{}, sdk.Unimplemented("provider %s cannot change a running cluster", hc.Spec.Provisioning.Plugin)
+		}
+		inputs, err := r.callInputs(ctx, hc)
+		if err != nil {
+			return sdk.Operation{}, sdk.Unavailable("%v", err)
+		}
+		return u.Update(ctx, sdk.UpdateRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds,
+			NodeCount: nodes, KubernetesVersion: version})
+	}
 }
 
 // wanted is what the spec asks for that the observed status does not have:
@@ -106,15 +144,9 @@ func describe(nodes int, version string) string {
 // the pipeline goes on (Ready). It is not tried again until the spec
 // changes.
 func (r *Reconciler) updateEnded(ctx context.Context, hc *v1.HostCluster, err error) error {
-	var no *refused
-	if !errors.As(err, &no) {
-		if _, retry := err.(*step.Waiting); retry {
-			return err
-		}
-	}
 	msg := "update failed, the cluster is unchanged: " + strings.TrimPrefix(err.Error(), "updating: ") +
 		"; change spec.nodeCount or spec.kubernetesVersion to try again"
 	hc.SetCondition(v1.ConditionUpdated, metav1.ConditionFalse, v1.ReasonUpdateFailed, msg)
 	r.Recorder.Eventf(hc, "Warning", v1.ReasonUpdateFailed, "%s", msg)
-	return r.annotate(ctx, hc, map[string]*string{v1.UpdateOperationAnnotation: nil})
+	return nil // the annotations go on the next reconcile, as after a success
 }
