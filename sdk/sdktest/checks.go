@@ -241,7 +241,11 @@ func (k *kit) undeclaredUnimplemented(t *testing.T) {
 			continue
 		}
 		checked++
-		if err := calls[c](); !errors.Is(err, want) {
+		err := calls[c]()
+		if (c == sdk.CapScale || c == sdk.CapUpgrade) && errors.Is(err, sdk.ErrUnimplemented) {
+			continue // what a plugin without sdk.Updater answers, SOON or not
+		}
+		if !errors.Is(err, want) {
 			t.Errorf("undeclared %s answered %v (kind %q), want %s", c, err, sdk.KindOf(err), wantName)
 		}
 	}
