@@ -85,6 +85,22 @@ func (s *grpcServer) Destroy(ctx context.Context, r *pb.DestroyRequest) (*pb.Ope
 	return &pb.Operation{OperationId: op.ID}, nil
 }
 
+// Update serves the optional Updater: a provider without it answers
+// Unimplemented, as the generated server would for a plugin built before
+// the call existed.
+func (s *grpcServer) Update(ctx context.Context, r *pb.UpdateRequest) (*pb.Operation, error) {
+	u, ok := s.impl.(Updater)
+	if !ok {
+		return nil, toStatus(Unimplemented("this provider cannot change a running cluster (it does not implement sdk.Updater)"))
+	}
+	op, err := u.Update(ctx, UpdateRequest{ClusterID: r.GetClusterId(), Inputs: r.GetInputs(), Credentials: r.GetCredentials(),
+		NodeCount: int(r.GetNodeCount()), KubernetesVersion: r.GetKubernetesVersion()})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.Operation{OperationId: op.ID}, nil
+}
+
 // grpcClient is the host's view of a plugin: a Provider whose errors are
 // *Error values rebuilt from gRPC status codes.
 type grpcClient struct {
@@ -134,6 +150,17 @@ func (c *grpcClient) Destroy(ctx context.Context, req DestroyRequest) (Operation
 	r, err := c.c.Destroy(ctx, &pb.DestroyRequest{
 		ClusterId: req.ClusterID, Inputs: req.Inputs, Credentials: req.Credentials,
 	})
+	if err != nil {
+		return Operation{}, fromStatus(err)
+	}
+	return Operation{ID: r.GetOperationId()}, nil
+}
+
+// Update calls the plugin's Update; a plugin built before the call existed
+// answers Unimplemented.
+func (c *grpcClient) Update(ctx context.Context, req UpdateRequest) (Operation, error) {
+	r, err := c.c.Update(ctx, &pb.UpdateRequest{ClusterId: req.ClusterID, Inputs: req.Inputs, Credentials: req.Credentials,
+		NodeCount: int32(req.NodeCount), KubernetesVersion: req.KubernetesVersion})
 	if err != nil {
 		return Operation{}, fromStatus(err)
 	}

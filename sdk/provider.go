@@ -38,8 +38,8 @@ type Provider interface {
 	// Provision starts creating a cluster and returns at once. It is
 	// idempotent: the same ClusterID always yields the same operation ID.
 	Provision(ctx context.Context, req ProvisionRequest) (Operation, error)
-	// Status reports an operation started by Provision or Destroy. An
-	// unknown operation ID is a NotFound error.
+	// Status reports an operation started by Provision, Destroy or Update
+	// (see Updater). An unknown operation ID is a NotFound error.
 	Status(ctx context.Context, req StatusRequest) (OperationStatus, error)
 	// Kubeconfig returns an admin kubeconfig for a provisioned cluster.
 	Kubeconfig(ctx context.Context, req KubeconfigRequest) (Kubeconfig, error)
@@ -74,6 +74,11 @@ const (
 	CapStatus     Capability = "status"
 	CapKubeconfig Capability = "kubeconfig"
 	CapDestroy    Capability = "destroy"
+	// CapScale: Update changes the number of worker nodes (see Updater).
+	CapScale Capability = "scale"
+	// CapUpgrade: Update moves the cluster to another Kubernetes version,
+	// along Info.Upgrades (see Updater).
+	CapUpgrade Capability = "upgrade"
 )
 
 // Info describes a provider.
@@ -110,6 +115,15 @@ type Info struct {
 	// plugins set the product's historical sources (provisioned_vanilla,
 	// provisioned_eks); any other value is treated as empty.
 	ClusterSource string
+	// NodeCountInput names the Int input of Schema that holds the number of
+	// worker nodes. With CapScale, its Min and Max bound what Update takes.
+	NodeCountInput string
+	// VersionInput names the input of Schema that holds the Kubernetes
+	// version, when the provider has one.
+	VersionInput string
+	// Upgrades says which Kubernetes versions Update (CapUpgrade) can move
+	// a cluster to from which; CheckUpgrade reads it.
+	Upgrades []Upgrade
 }
 
 // Has reports whether the provider declares capability c.
@@ -196,6 +210,13 @@ type OperationStatus struct {
 	LogTail []string
 	// ErrorClass is set when State is Failed.
 	ErrorClass ErrorClass
+	// NodeCount is the number of worker nodes the cluster has after the
+	// operation (0 when the provider does not know); the host shows it as
+	// observed once the operation succeeded.
+	NodeCount int
+	// KubernetesVersion is the cluster's version after the operation
+	// ("" when the provider does not know).
+	KubernetesVersion string
 }
 
 // KubeconfigRequest asks for the kubeconfig of a provisioned cluster.

@@ -159,6 +159,10 @@ func infoToProto(i Info) *pb.Info {
 		ProtocolVersion: int32(i.ProtocolVersion),
 	}
 	out.RegionInput, out.ClusterSource = i.RegionInput, i.ClusterSource
+	out.NodeCountInput, out.VersionInput = i.NodeCountInput, i.VersionInput
+	for _, u := range i.Upgrades {
+		out.Upgrades = append(out.Upgrades, &pb.Upgrade{From: u.From, To: u.To})
+	}
 	out.Schema = fieldsToProto(i.Schema)
 	for _, k := range i.CredentialKinds {
 		out.CredentialKinds = append(out.CredentialKinds, &pb.CredentialKind{Name: k.Name, DisplayName: k.DisplayName,
@@ -182,6 +186,10 @@ func infoFromProto(p *pb.Info) Info {
 		ProtocolVersion: int(p.GetProtocolVersion()),
 	}
 	out.RegionInput, out.ClusterSource = p.GetRegionInput(), p.GetClusterSource()
+	out.NodeCountInput, out.VersionInput = p.GetNodeCountInput(), p.GetVersionInput()
+	for _, u := range p.GetUpgrades() {
+		out.Upgrades = append(out.Upgrades, Upgrade{From: u.GetFrom(), To: u.GetTo()})
+	}
 	out.Schema = fieldsFromProto(p.GetSchema())
 	for _, k := range p.GetCredentialKinds() {
 		out.CredentialKinds = append(out.CredentialKinds, CredentialKind{Name: k.GetName(), DisplayName: k.GetDisplayName(),
@@ -227,6 +235,9 @@ func statusToProto(s OperationStatus) *pb.OperationStatus {
 		Progress:    int32(s.Progress),
 		LogTail:     s.LogTail,
 		ErrorClass:  errorClassToProto[s.ErrorClass],
+		NodeCount:   int32(s.NodeCount),
+
+		KubernetesVersion: s.KubernetesVersion,
 	}
 }
 
@@ -238,6 +249,9 @@ func statusFromProto(p *pb.OperationStatus) OperationStatus {
 		Progress:    int(p.GetProgress()),
 		LogTail:     p.GetLogTail(),
 		ErrorClass:  errorClassFromProto[p.GetErrorClass()],
+		NodeCount:   int(p.GetNodeCount()),
+
+		KubernetesVersion: p.GetKubernetesVersion(),
 	}
 }
 

@@ -127,13 +127,14 @@ func TestValuesRoundTrip(t *testing.T) {
 		PluginVersion: "1.2.3", SDKVersion: Version, ProtocolVersion: ProtocolVersion,
 		Schema: []InputField{{Name: "a", Type: Int, Default: "1", Required: false, Secret: true,
 			Allowed: []string{"1", "3"}, Help: "h"}},
-		Capabilities: []Capability{CapValidate, CapDestroy},
+		Capabilities:   []Capability{CapValidate, CapDestroy, CapScale, CapUpgrade},
+		NodeCountInput: "a", VersionInput: "v", Upgrades: []Upgrade{{From: "1.36", To: []string{"1.37"}}},
 	}
 	if got := infoFromProto(infoToProto(want)); fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
 		t.Errorf("Info round trip:\n got %#v\nwant %#v", got, want)
 	}
 	st := OperationStatus{OperationID: "op", State: Failed, Message: "quota", Progress: 40,
-		LogTail: []string{"a", "b"}, ErrorClass: UserFixable}
+		LogTail: []string{"a", "b"}, ErrorClass: UserFixable, NodeCount: 3, KubernetesVersion: "v1.37.2"}
 	if got := statusFromProto(statusToProto(st)); fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", st) {
 		t.Errorf("Status round trip:\n got %#v\nwant %#v", got, st)
 	}

@@ -198,7 +198,7 @@ func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
 	d.signInAsAdmin(t)
 	pipeline := map[string]any{"domain": "demo.kubeopera.test", "gitOpsRepoURL": d.repo, "gitOpsPath": "clusters/demo",
 		"gitCredentialsSecretRef": devenv.GitSecret}
-	req := map[string]any{"name": "demo", "provider": "local", "inputs": map[string]string{"nodeCount": "1"}}
+	req := map[string]any{"name": "demo", "provider": "local", "inputs": map[string]string{"nodeCount": "2"}}
 	for k, v := range pipeline {
 		req[k] = v
 	}
@@ -214,6 +214,9 @@ func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
 	}
 	id, _ := cluster["id"].(string)
 	d.waitReady(t, id)
+	if provisioned := cluster["source"] != "connected_existing"; provisioned {
+		d.day2(t, root, id, "demo")
+	}
 	d.interrupt(t)
 	for _, dir := range []string{"tmp", "bin", "plugins"} { // not "connected": the test's own cluster
 		if left := localcluster.ProcessesUnder(filepath.Join(root, dir)); len(left) > 0 {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +83,29 @@ func TestOutsiderPluginProvisionsThroughTheServerToReady(t *testing.T) {
 		List(context.Background(), metav1.ListOptions{})
 	if err != nil || len(deps.Items) == 0 {
 		t.Errorf("Flux's Deployments on the cluster hello handed over: %v, want them installed", err)
+	}
+
+	// hello declares no "scale": the server says so before anything changes.
+	code, body := d.call(t, http.MethodPatch, "/api/v1/clusters/"+id, map[string]any{"nodeCount": 2})
+	if detail, _ := body["detail"].(string); code != http.StatusConflict || !strings.Contains(detail, `no "scale" capability`) {
+		t.Errorf("scaling a hello cluster answered %d %v; want 409 naming the missing scale capability", code, body)
+	}
+	// The teardown runs hello's Destroy: a plugin whose Destroy failed
+	// would leave the cluster listed as Failed.
+	code, body = d.call(t, http.MethodPost, "/api/v1/clusters/"+id+"/teardown", map[string]any{"confirmName": "h1"})
+	if code != http.StatusAccepted {
+		t.Fatalf("teardown of the hello cluster answered %d: %v", code, body)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		code, c := d.call(t, http.MethodGet, "/api/v1/clusters/"+id, nil)
+		if code == http.StatusNotFound {
+			break
+		}
+		if c["status"] == "Failed" || time.Now().After(deadline) {
+			t.Fatalf("the hello cluster after its teardown: %d %v; want it gone", code, c)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	d.interrupt(t)
 }

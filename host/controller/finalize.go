@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -48,12 +47,13 @@ const cleanupDeadline = 30 * time.Second
 // there; the Kustomizations orphan what they applied) and waits until Flux
 // released them, reporting each step in status.message. Past
 // CleanupTimeout from the deletion it stops trying and says in an event
-// what was left on the target. Then it deletes the stored kubeconfig
-// Secrets on the host and lets the HostCluster go. A torn-down cluster has
-// no target left to clean.
-func (r *Reconciler) finalize(ctx context.Context, hc *v1.HostCluster) (ctrl.Result, error) {
+// what was left on the target. Then it deletes the Secrets it keeps for
+// the cluster on the host (kubeconfigs, setup, secret inputs) and lets the
+// HostCluster go. A torn-down cluster has no target left to clean. Its
+// progress is written by the reconcile's deferred status write.
+func (r *Reconciler) finalize(ctx context.Context, s *scope, hc *v1.HostCluster) error {
 	if !controllerutil.ContainsFinalizer(hc, Finalizer) {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	names := []string{v1.KubeconfigSecretName(hc.Name)}
 	if ref := hc.Spec.ConnectKubeconfigSecretRef; ref != nil && ref.Name != names[0] {
@@ -66,36 +66,38 @@ func (r *Reconciler) finalize(ctx context.Context, hc *v1.HostCluster) (ctrl.Res
 		outcome = "disconnected: no stored kubeconfig, so nothing on the target was touched"
 		if data := r.anyKubeconfig(ctx, hc, names); data != nil {
 			left, err := r.cleanTarget(ctx, hc, data)
-			if done, res, perr := r.deleting(ctx, hc, left, err); !done {
-				return res, perr
+			if done, after := r.deleting(hc, left, err); !done {
+				s.requeue(after)
+				return nil
 			}
 			outcome = cleanupOutcome(hc.Name, left, err)
 		}
 	}
 	// The admin password Secret stays: that KubeOpera keeps running.
-	for _, n := range append(names, v1.SetupSecretName(hc.Name)) {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: hc.Namespace}}
-		if err := r.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("delete Secret %s: %w", n, err)
+	names = append(names, v1.SetupSecretName(hc.Name), v1.SecretInputsName(hc.Name))
+	for _, n := range names {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: n, Namespace: hc.Namespace}}
+		if err := r.Delete(ctx, secret); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete Secret %s: %w", n, err)
 		}
 	}
 	r.forget(hc)
 	r.Recorder.Eventf(hc, "Normal", "Disconnected", "%s", outcome)
 	controllerutil.RemoveFinalizer(hc, Finalizer)
-	return ctrl.Result{}, client.IgnoreNotFound(r.Update(ctx, hc))
+	return client.IgnoreNotFound(r.Update(ctx, hc))
 }
 
-// deleting records the cleanup's progress in phase Deleting; it reports
-// done when nothing is left on the target or the time for it is over.
-func (r *Reconciler) deleting(ctx context.Context, hc *v1.HostCluster, left []string, err error) (bool, ctrl.Result, error) {
+// deleting records the cleanup's progress (the phase is Deleting); it
+// reports done when nothing is left on the target or the time for it is
+// over, else when to look again.
+func (r *Reconciler) deleting(hc *v1.HostCluster, left []string, err error) (bool, time.Duration) {
 	remaining := time.Until(hc.DeletionTimestamp.Add(r.CleanupTimeout))
 	if (len(left) == 0 && err == nil) || remaining <= 0 {
 		if err != nil || len(left) > 0 {
 			r.Recorder.Eventf(hc, "Warning", "TargetCleanupIncomplete", "%s", cleanupOutcome(hc.Name, left, err))
 		}
-		return true, ctrl.Result{}, nil
+		return true, 0
 	}
-	before := hc.DeepCopy()
 	var progress error
 	switch {
 	case err != nil:
@@ -105,15 +107,7 @@ func (r *Reconciler) deleting(ctx context.Context, hc *v1.HostCluster, left []st
 		progress = step.Wait(min(time.Second, remaining), "disconnecting: waiting for Flux to release %s (what they applied keeps running); "+
 			"given up in %s", strings.Join(left, ", "), remaining.Round(time.Second))
 	}
-	after := step.Report(hc, progress, time.Second, time.Now())
-	hc.Status.Phase = v1.DerivePhase(hc) // Deleting
-	if before.Status.Phase != hc.Status.Phase {
-		r.Recorder.Eventf(hc, "Normal", string(v1.PhaseDeleting), "%s", hc.Status.Message)
-	}
-	if perr := r.Status().Patch(ctx, hc, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
-		return false, ctrl.Result{}, perr
-	}
-	return false, ctrl.Result{RequeueAfter: after}, nil
+	return false, step.Report(hc, progress, time.Second, time.Now())
 }
 
 // cleanupOutcome says, for the event of a finished disconnect, what was

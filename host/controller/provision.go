@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/step"
@@ -28,56 +27,35 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 		return r.storedKubeconfig(ctx, hc, secret)
 	}
 	p := hc.Spec.Provisioning
-	prov, err := r.Providers.Provider(p.Plugin)
+	prov, creds, err := r.pluginFor(ctx, hc, "")
 	if err != nil {
-		return nil, ctrl.Result{}, stall(hc, v1.ConditionProvisioned, v1.ReasonNoSuchProvider, err.Error()+"; install that plugin or pick another")
-	}
-	var creds sdk.Credentials
-	if p.CredentialRef != "" { // a provider that needs no cloud account (local) gets none
-		creds, err = r.Credentials.Resolve(ctx, p.CredentialRef)
-	}
-	switch {
-	case errors.Is(err, sdk.ErrNotFound):
-		return nil, ctrl.Result{}, stall(hc, v1.ConditionProvisioned, v1.ReasonCredentialMissing,
-			fmt.Sprintf("cloud credential %s: %v; add it again or pick another", p.CredentialRef, err))
-	case err != nil: // the database or key may be back on the next try
-		return nil, ctrl.Result{}, step.Retry(r.PollInterval, "cloud credential %s cannot be read yet: %v", p.CredentialRef, err)
+		return nil, ctrl.Result{}, r.provisionStalled(hc, err)
 	}
 	if meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionProvisioned) == nil {
 		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, p.Plugin+": starting")
 	}
-	op := hc.Annotations[OperationAnnotation]
-	if op == "" {
-		inputs, err := r.callInputs(ctx, hc)
-		if err != nil {
-			return nil, ctrl.Result{}, step.Retry(r.PollInterval, "%v", err)
-		}
-		started, err := prov.Provision(ctx, sdk.ProvisionRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds})
-		if err != nil {
-			return nil, ctrl.Result{}, r.pluginError(hc, p.Plugin, "Provision", err)
-		}
-		if err := r.rememberOperation(ctx, hc, started.ID); err != nil {
-			return nil, ctrl.Result{}, err
-		}
-		op = started.ID
-	}
-	st, err := prov.Status(ctx, sdk.StatusRequest{OperationID: op, Credentials: creds})
-	if err != nil {
-		return nil, ctrl.Result{}, r.pluginError(hc, p.Plugin, "Status", err)
-	}
-	switch st.State {
-	case sdk.Failed:
+	st, err := r.follow(ctx, hc, prov, creds, operation{call: "Provision", annotation: OperationAnnotation,
+		start: func(ctx context.Context) (sdk.Operation, error) {
+			inputs, err := r.callInputs(ctx, hc)
+			if err != nil {
+				return sdk.Operation{}, sdk.Unavailable("%v", err)
+			}
+			return prov.Provision(ctx, sdk.ProvisionRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds})
+		}})
+	var waiting *step.Waiting
+	switch {
+	case errors.As(err, &waiting) && waiting.Reason == v1.ReasonWaiting:
+		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, waiting.Message)
+		return nil, ctrl.Result{}, err
+	case err != nil:
+		return nil, ctrl.Result{}, r.provisionStalled(hc, err)
+	case st.State == sdk.Failed:
 		return nil, ctrl.Result{}, stall(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed,
 			fmt.Sprintf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
-	case sdk.Succeeded:
-	default:
-		msg := fmt.Sprintf("%s: %s (%d%%)", p.Plugin, st.Message, st.Progress)
-		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, msg)
-		return nil, ctrl.Result{}, step.Wait(r.PollInterval, "%s", msg)
 	}
-	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: op, Credentials: creds})
+	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: hc.Annotations[OperationAnnotation], Credentials: creds})
 	if err != nil {
-		return nil, ctrl.Result{}, r.pluginError(hc, p.Plugin, "Kubeconfig", err)
+		return nil, ctrl.Result{}, r.provisionStalled(hc, r.callError(operation{}, p.Plugin, "Kubeconfig", err))
 	}
 	if err := r.storeKubeconfig(ctx, hc, secret, &kc); err != nil {
 		return nil, ctrl.Result{}, err
@@ -92,32 +70,24 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	return kc.Data, res, nil
 }
 
-// rememberOperation writes the operation ID before anything else happens, so
-// a controller restarted from here polls the same operation.
-func (r *Reconciler) rememberOperation(ctx context.Context, hc *v1.HostCluster, id string) error {
-	patch := client.MergeFrom(hc.DeepCopy())
-	if hc.Annotations == nil {
-		hc.Annotations = map[string]string{}
+// provisionStalled turns a refusal of the plugin operation helper into the
+// Stalled Provisioned condition, with what to do about it; anything else
+// (a retry) passes through.
+func (r *Reconciler) provisionStalled(hc *v1.HostCluster, err error) error {
+	var no *refused
+	if !errors.As(err, &no) {
+		return err
 	}
-	hc.Annotations[OperationAnnotation] = id
-	status := hc.Status.DeepCopy()
-	if err := r.Patch(ctx, hc, patch); err != nil {
-		return fmt.Errorf("record operation %s: %w", id, err)
+	msg := no.Message
+	switch no.Reason {
+	case v1.ReasonNoSuchProvider:
+		msg += "; install that plugin or pick another"
+	case v1.ReasonCredentialMissing:
+		msg += "; add it again or pick another"
+	case "":
+		no.Reason = v1.ReasonProvisioningFailed
 	}
-	hc.Status = *status // the answer carries the stored status, not this reconcile's
-	return nil
-}
-
-// pluginError: a crashed or unavailable plugin is retried, bad input
-// stalls.
-func (r *Reconciler) pluginError(hc *v1.HostCluster, plugin, call string, err error) error {
-	switch {
-	case sdk.IsRetryable(err):
-		return step.Retry(r.PollInterval, "%s: %s failed: %v", plugin, call, err)
-	case errors.Is(err, sdk.ErrNotFound):
-		return stall(hc, v1.ConditionProvisioned, v1.ReasonOperationLost, fmt.Sprintf("%s: %s: %v", plugin, call, err))
-	}
-	return stall(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed, fmt.Sprintf("%s: %s: %v", plugin, call, err))
+	return stall(hc, v1.ConditionProvisioned, no.Reason, msg)
 }
 
 func errorClass(c sdk.ErrorClass) string {

@@ -22,6 +22,7 @@ type provisioner struct {
 	sdk.Provider
 	provisionErr error
 	status       sdk.OperationStatus
+	statusErr    error
 }
 
 func (p *provisioner) Provision(context.Context, sdk.ProvisionRequest) (sdk.Operation, error) {
@@ -29,7 +30,7 @@ func (p *provisioner) Provision(context.Context, sdk.ProvisionRequest) (sdk.Oper
 }
 
 func (p *provisioner) Status(context.Context, sdk.StatusRequest) (sdk.OperationStatus, error) {
-	return p.status, nil
+	return p.status, p.statusErr
 }
 
 func (p *provisioner) Kubeconfig(context.Context, sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
@@ -80,6 +81,8 @@ func TestProvisionStep(t *testing.T) {
 			want: "stalled:" + v1.ReasonProvisioningFailed, phase: v1.PhaseFailed, says: "testcloud (USER_FIXABLE): quota exceeded", opRecorded: true},
 		{name: "a plugin that is down is retried", provider: provisioner{provisionErr: sdk.Unavailable("plugin restarting")},
 			want: "waiting:" + v1.ReasonRetrying, phase: v1.PhaseProvisioning, says: "testcloud: Provision failed: "},
+		{name: "a panic in Status is retried", provider: provisioner{statusErr: &sdk.Error{Kind: sdk.KindInternal, Message: "plugin panicked in Status: boom"}},
+			want: "waiting:" + v1.ReasonRetrying, phase: v1.PhaseProvisioning, says: "testcloud: Status failed: plugin panicked in Status: boom", opRecorded: true},
 		{name: "an unreadable credential is retried", creds: errors.New("database is locked"),
 			want: "waiting:" + v1.ReasonRetrying, phase: v1.PhasePending, says: "cloud credential cred-1 cannot be read yet: database is locked"},
 		{name: "a missing credential stalls", creds: sdk.NotFound("no credential cred-1"),

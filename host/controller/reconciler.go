@@ -6,6 +6,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -88,48 +89,98 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
-// Reconcile fetches the HostCluster, defers one status patch, handles
-// deletion, then runs the steps of its mode. The phase is derived from the
-// conditions the steps recorded, in the deferred block only.
+// Reconcile fetches the HostCluster, defers the one status write (before
+// the deletion branch, so a disconnect's progress is written there too),
+// handles deletion, then runs the steps of its mode. The phase is derived
+// from the conditions the steps recorded, in the deferred block only; the
+// steps' timed wake-ups are collected in the reconcile's scope.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	hc := &v1.HostCluster{}
 	if err := r.Get(ctx, req.NamespacedName, hc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	s := &scope{}
+	before := hc.DeepCopy()
+	defer func() { res, err = r.summarize(ctx, s, before, hc, err) }()
 	if !hc.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, hc)
+		return ctrl.Result{}, r.finalize(ctx, s, hc)
 	}
 	if !controllerutil.ContainsFinalizer(hc, Finalizer) {
 		controllerutil.AddFinalizer(hc, Finalizer)
 		if err := r.Update(ctx, hc); err != nil {
 			return ctrl.Result{}, err
 		}
+		*before = *hc.DeepCopy()
 	}
-	before := hc.DeepCopy()
-	defer func() {
-		r.observe(ctx, hc, before.Status.Phase)
-		hc.Status.ObservedGeneration = hc.Generation
-		res, err = r.patchStatus(ctx, before, hc, res, err)
-	}()
+	return ctrl.Result{}, r.reconcileSteps(ctx, s, hc, before)
+}
+
+// reconcileSteps runs the steps of a HostCluster that is not being
+// deleted: a requested teardown, else reaching the cluster (access or
+// provisioning), a day-2 update, the shared pipeline and the inventory.
+func (r *Reconciler) reconcileSteps(ctx context.Context, s *scope, hc, before *v1.HostCluster) error {
 	if req := hc.Annotations[v1.TeardownAnnotation]; req != "" {
-		return r.report(ctx, hc, r.teardown(ctx, hc, req))
+		s.requeue(r.report(ctx, hc, r.teardown(ctx, hc, req)))
+		return nil
 	}
 	if v1.DerivePhase(hc) == v1.PhaseFailed {
 		if hc.Status.ObservedGeneration == hc.Generation {
-			return ctrl.Result{}, nil // terminal until the spec changes
+			return nil // terminal until the spec changes
 		}
 		hc.Status.Conditions = nil // a new spec starts over
 	}
 	kubeconfig, res, err := r.reachCluster(ctx, hc)
+	s.requeue(res.RequeueAfter)
 	if err != nil || kubeconfig == nil {
-		rep, _ := r.report(ctx, hc, err)
-		return earliest(res, rep), nil
+		s.requeue(r.report(ctx, hc, err))
+		return nil
+	}
+	if err := r.update(ctx, hc); err != nil {
+		s.requeue(r.report(ctx, hc, err))
+		return nil
 	}
 	if ares, ok := r.announcePipeline(ctx, hc, before); !ok {
-		return ares, nil
+		s.requeue(ares.RequeueAfter)
+		return nil
 	}
-	pres, _ := r.report(ctx, hc, r.runPipeline(ctx, hc, kubeconfig))
-	return earliest(earliest(res, pres), r.inventory(ctx, hc, before, kubeconfig)), nil
+	s.requeue(r.report(ctx, hc, r.runPipeline(ctx, hc, kubeconfig)))
+	s.requeue(r.inventory(ctx, hc, before, kubeconfig).RequeueAfter)
+	return nil
+}
+
+// scope is what one reconcile collects for its end: the soonest of the
+// timed wake-ups its steps asked for.
+type scope struct {
+	after time.Duration
+}
+
+// requeue asks to be reconciled again within after (0: no wish).
+func (s *scope) requeue(after time.Duration) {
+	if after > 0 && (s.after == 0 || after < s.after) {
+		s.after = after
+	}
+}
+
+// summarize is the deferred end of every reconcile and the only writer of
+// phase, status and phase-change events: it derives the phase (observe),
+// writes the status (patchStatus), and, once a teardown recorded its cloud
+// side gone, deletes the HostCluster. A HostCluster whose finalizer was
+// just removed is gone: nothing is written.
+func (r *Reconciler) summarize(ctx context.Context, s *scope, before, hc *v1.HostCluster, err error) (ctrl.Result, error) {
+	if !hc.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(hc, Finalizer) {
+		return ctrl.Result{}, err
+	}
+	r.observe(ctx, hc, before.Status.Phase)
+	hc.Status.ObservedGeneration = hc.Generation
+	res, err := r.patchStatus(ctx, before, hc, ctrl.Result{RequeueAfter: s.after}, err)
+	if err != nil || res.RequeueAfter != s.after || !hc.DeletionTimestamp.IsZero() ||
+		!meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionTornDown) {
+		return res, err
+	}
+	if err := r.Delete(ctx, hc); client.IgnoreNotFound(err) != nil {
+		return res, fmt.Errorf("delete the torn-down HostCluster: %w", err)
+	}
+	return ctrl.Result{}, nil
 }
 
 // patchStatus writes hc's status as a patch from before, only onto the
@@ -169,17 +220,17 @@ func (r *Reconciler) observe(ctx context.Context, hc *v1.HostCluster, from v1.Ph
 	ctrl.LoggerFrom(ctx).Info("phase changed", "from", from, "to", hc.Status.Phase)
 }
 
-// report records a step's error (step.Report) and turns its retry into a
-// requeue; a transient error is logged here, not returned, since its retry
+// report records a step's error (step.Report) and returns when to run
+// again; a transient error is logged here, not returned, since its retry
 // is in the status.
-func (r *Reconciler) report(ctx context.Context, hc *v1.HostCluster, err error) (ctrl.Result, error) {
+func (r *Reconciler) report(ctx context.Context, hc *v1.HostCluster, err error) time.Duration {
 	after := step.Report(hc, err, max(r.PollInterval, 100*time.Millisecond), time.Now())
 	var stalled *step.Stalled
 	var waiting *step.Waiting
 	if err != nil && !errors.As(err, &stalled) && !errors.As(err, &waiting) {
 		ctrl.LoggerFrom(ctx).Info("step error; retrying", "error", err.Error(), "after", after)
 	}
-	return ctrl.Result{RequeueAfter: after}, nil
+	return after
 }
 
 // reachCluster validates access (connect) or provisions (provision_*) and

@@ -82,14 +82,3 @@ func (r *Reconciler) refreshKubeconfig(ctx context.Context, hc *v1.HostCluster) 
 	}
 	return &kc, nil
 }
-
-// earliest merges two results: the sooner requeue wins.
-func earliest(a, b ctrl.Result) ctrl.Result {
-	switch {
-	case a.RequeueAfter <= 0:
-		return b
-	case b.RequeueAfter <= 0 || a.RequeueAfter < b.RequeueAfter:
-		return a
-	}
-	return b
-}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -92,18 +93,18 @@ func TestTeardownStep(t *testing.T) {
 			p := c.provider
 			r := &Reconciler{Client: cl, Recorder: record.NewFakeRecorder(10), Providers: stubProviders{&p},
 				Credentials: stubCredentials{c.creds}, PollInterval: 10 * time.Second}
-			if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
+			key := client.ObjectKeyFromObject(hc)
+			res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key})
+			if err != nil {
 				t.Fatal(err)
-			}
-			res, _ := r.report(ctx, hc, r.teardown(ctx, hc, "req-1"))
-			r.observe(ctx, hc, "")
-			t.Logf("%s: %s", hc.Status.Phase, hc.Status.Message)
-			if hc.Status.Phase != c.phase || !strings.Contains(hc.Status.Message, c.says) || (res.RequeueAfter > 0) != c.requeue {
-				t.Errorf("phase %s, message %q, requeue %v; want %s, %q, requeue %v", hc.Status.Phase, hc.Status.Message, res.RequeueAfter, c.phase, c.says, c.requeue)
 			}
 			stored := &v1.HostCluster{}
-			if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), stored); err != nil {
+			if err := cl.Get(ctx, key, stored); err != nil {
 				t.Fatal(err)
+			}
+			t.Logf("%s: %s", stored.Status.Phase, stored.Status.Message)
+			if stored.Status.Phase != c.phase || !strings.Contains(stored.Status.Message, c.says) || (res.RequeueAfter > 0) != c.requeue {
+				t.Errorf("phase %s, message %q, requeue %v; want %s, %q, requeue %v", stored.Status.Phase, stored.Status.Message, res.RequeueAfter, c.phase, c.says, c.requeue)
 			}
 			if got := stored.Annotations[v1.DestroyOperationAnnotation] != ""; got != c.opRecorded {
 				t.Errorf("destroy operation recorded %v, want %v", got, c.opRecorded)
@@ -118,8 +119,8 @@ func TestTeardownStep(t *testing.T) {
 				t.Errorf("deleted without TornDown recorded first: %+v", stored.Status.Conditions)
 			}
 			if c.failedMark {
-				again, _ := r.report(ctx, stored, r.teardown(ctx, stored, "req-1"))
-				if again.RequeueAfter != 0 || p.destroys > 1 {
+				again, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key})
+				if err != nil || again.RequeueAfter != 0 || p.destroys > 1 {
 					t.Errorf("a failed request ran again: requeue %v, %d Destroy calls", again.RequeueAfter, p.destroys)
 				}
 			}

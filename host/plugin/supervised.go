@@ -17,7 +17,10 @@ type Supervised struct {
 	inst *instance
 }
 
-var _ sdk.Provider = (*Supervised)(nil)
+var (
+	_ sdk.Provider = (*Supervised)(nil)
+	_ sdk.Updater  = (*Supervised)(nil)
+)
 
 // Name is the provider's name.
 func (s *Supervised) Name() string { return s.inst.cand.Name }
@@ -100,6 +103,20 @@ func (s *Supervised) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) 
 func (s *Supervised) Destroy(ctx context.Context, req sdk.DestroyRequest) (op sdk.Operation, err error) {
 	err = s.call(ctx, "Destroy", func(ctx context.Context, p sdk.Provider) (err error) {
 		op, err = p.Destroy(ctx, req)
+		return err
+	})
+	return op, err
+}
+
+// Update implements sdk.Updater; a plugin built before the call answers
+// Unimplemented.
+func (s *Supervised) Update(ctx context.Context, req sdk.UpdateRequest) (op sdk.Operation, err error) {
+	err = s.call(ctx, "Update", func(ctx context.Context, p sdk.Provider) (err error) {
+		u, ok := p.(sdk.Updater)
+		if !ok {
+			return sdk.Unimplemented("provider %s cannot change a running cluster", s.Name())
+		}
+		op, err = u.Update(ctx, req)
 		return err
 	})
 	return op, err

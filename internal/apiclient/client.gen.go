@@ -79,6 +79,7 @@ const (
 	ClusterStatusProvisioning         ClusterStatus = "Provisioning"
 	ClusterStatusReady                ClusterStatus = "Ready"
 	ClusterStatusTearingDown          ClusterStatus = "TearingDown"
+	ClusterStatusUpdating             ClusterStatus = "Updating"
 	ClusterStatusValidatingAccess     ClusterStatus = "ValidatingAccess"
 )
 
@@ -102,6 +103,8 @@ func (e ClusterStatus) Valid() bool {
 	case ClusterStatusReady:
 		return true
 	case ClusterStatusTearingDown:
+		return true
+	case ClusterStatusUpdating:
 		return true
 	case ClusterStatusValidatingAccess:
 		return true
@@ -163,6 +166,7 @@ const (
 	LifecycleResponseStatusProvisioning         LifecycleResponseStatus = "Provisioning"
 	LifecycleResponseStatusReady                LifecycleResponseStatus = "Ready"
 	LifecycleResponseStatusTearingDown          LifecycleResponseStatus = "TearingDown"
+	LifecycleResponseStatusUpdating             LifecycleResponseStatus = "Updating"
 	LifecycleResponseStatusValidatingAccess     LifecycleResponseStatus = "ValidatingAccess"
 )
 
@@ -186,6 +190,8 @@ func (e LifecycleResponseStatus) Valid() bool {
 	case LifecycleResponseStatusReady:
 		return true
 	case LifecycleResponseStatusTearingDown:
+		return true
+	case LifecycleResponseStatusUpdating:
 		return true
 	case LifecycleResponseStatusValidatingAccess:
 		return true
@@ -301,6 +307,7 @@ const (
 	ListClustersParamsPhaseProvisioning         ListClustersParamsPhase = "Provisioning"
 	ListClustersParamsPhaseReady                ListClustersParamsPhase = "Ready"
 	ListClustersParamsPhaseTearingDown          ListClustersParamsPhase = "TearingDown"
+	ListClustersParamsPhaseUpdating             ListClustersParamsPhase = "Updating"
 	ListClustersParamsPhaseValidatingAccess     ListClustersParamsPhase = "ValidatingAccess"
 )
 
@@ -324,6 +331,8 @@ func (e ListClustersParamsPhase) Valid() bool {
 	case ListClustersParamsPhaseReady:
 		return true
 	case ListClustersParamsPhaseTearingDown:
+		return true
+	case ListClustersParamsPhaseUpdating:
 		return true
 	case ListClustersParamsPhaseValidatingAccess:
 		return true
@@ -777,6 +786,12 @@ type TokenList struct {
 	Items []Token `json:"items"`
 }
 
+// UpdateClusterRequest defines model for UpdateClusterRequest.
+type UpdateClusterRequest struct {
+	KubernetesVersion *string `json:"kubernetesVersion,omitempty"`
+	NodeCount         *int    `json:"nodeCount,omitempty"`
+}
+
 // ListAuditEventsParams defines parameters for ListAuditEvents.
 type ListAuditEventsParams struct {
 	// Actor Only events of this token or user name
@@ -830,6 +845,9 @@ type ProvisionClusterJSONRequestBody = ProvisionRequest
 
 // RegisterSelfJSONRequestBody defines body for RegisterSelf for application/json ContentType.
 type RegisterSelfJSONRequestBody = RegisterSelfRequest
+
+// UpdateClusterJSONRequestBody defines body for UpdateCluster for application/json ContentType.
+type UpdateClusterJSONRequestBody = UpdateClusterRequest
 
 // TeardownClusterJSONRequestBody defines body for TeardownCluster for application/json ContentType.
 type TeardownClusterJSONRequestBody = TeardownRequest
@@ -1199,6 +1217,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/clusters/{id} (the `GetCluster` operationId).
 	GetCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateClusterWithBody Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+	UpdateClusterWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCluster Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+	UpdateCluster(ctx context.Context, id string, body UpdateClusterJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClusterHealth Health score of one cluster, with the findings that produced it
 	//
@@ -1611,6 +1647,44 @@ func (c *Client) DisconnectCluster(ctx context.Context, id string, reqEditors ..
 // Corresponds with GET /api/v1/clusters/{id} (the `GetCluster` operationId).
 func (c *Client) GetCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetClusterRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateClusterWithBody Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+func (c *Client) UpdateClusterWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateClusterRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCluster Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+func (c *Client) UpdateCluster(ctx context.Context, id string, body UpdateClusterJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateClusterRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2551,6 +2625,53 @@ func NewGetClusterRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewUpdateClusterRequest calls the generic UpdateCluster builder with application/json body
+func NewUpdateClusterRequest(server string, id string, body UpdateClusterJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateClusterRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateClusterRequestWithBody constructs an http.Request for the UpdateCluster method, with any body, and a specified content type
+func NewUpdateClusterRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/clusters/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetClusterHealthRequest constructs an http.Request for the GetClusterHealth method
 func NewGetClusterHealthRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -3446,6 +3567,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id} (the `GetCluster` operationId).
 	GetClusterWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetClusterResponse, error)
 
+	// UpdateClusterWithBodyWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+	UpdateClusterWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateClusterResponse, error)
+
+	// UpdateClusterWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+	UpdateClusterWithResponse(ctx context.Context, id string, body UpdateClusterJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateClusterResponse, error)
+
 	// GetClusterHealthWithResponse Health score of one cluster, with the findings that produced it
 	//
 	// Needs the viewer role, by a bearer token, or the session cookie.
@@ -4320,6 +4459,117 @@ func (r GetClusterResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetClusterResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateClusterResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *LifecycleResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
+	ApplicationproblemJSON502 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r UpdateClusterResponse) GetJSON202() *LifecycleResponse {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON502 returns the response for an HTTP 502 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON502() *Problem {
+	return r.ApplicationproblemJSON502
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateClusterResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateClusterResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateClusterResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateClusterResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateClusterResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6147,6 +6397,36 @@ func (c *ClientWithResponses) GetClusterWithResponse(ctx context.Context, id str
 	return ParseGetClusterResponse(rsp)
 }
 
+// UpdateClusterWithBodyWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+func (c *ClientWithResponses) UpdateClusterWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateClusterResponse, error) {
+	rsp, err := c.UpdateClusterWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateClusterResponse(rsp)
+}
+
+// UpdateClusterWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/v1/clusters/{id} (the `UpdateCluster` operationId).
+func (c *ClientWithResponses) UpdateClusterWithResponse(ctx context.Context, id string, body UpdateClusterJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateClusterResponse, error) {
+	rsp, err := c.UpdateCluster(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateClusterResponse(rsp)
+}
+
 // GetClusterHealthWithResponse Health score of one cluster, with the findings that produced it
 //
 // Needs the viewer role, by a bearer token, or the session cookie.
@@ -7084,6 +7364,102 @@ func ParseGetClusterResponse(rsp *http.Response) (*GetClusterResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateClusterResponse parses an HTTP response from a UpdateClusterWithResponse call
+func ParseUpdateClusterResponse(rsp *http.Response) (*UpdateClusterResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateClusterResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest LifecycleResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON502 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem

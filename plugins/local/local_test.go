@@ -70,7 +70,8 @@ func TestConformance(t *testing.T) {
 
 // A cluster provisioned through one plugin process is found again by the
 // next (the plugin keeps no state), its kubeconfig reaches a cluster with
-// the requested nodes, and Destroy leaves no process and no file.
+// the requested nodes, Update scales it up and down for real, and Destroy
+// leaves no process and no file.
 func TestLifecycleOverGoPlugin(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
@@ -78,7 +79,7 @@ func TestLifecycleOverGoPlugin(t *testing.T) {
 	if info, err := p.GetInfo(ctx); err != nil || !strings.Contains(info.DisplayName, "development") {
 		t.Errorf("GetInfo = %+v, %v; want it marked for development", info, err)
 	}
-	op, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "dev1", Inputs: map[string]string{"nodeCount": "3"}})
+	op, err := p.Provision(ctx, sdk.ProvisionRequest{ClusterID: "dev1", Inputs: map[string]string{"nodeCount": "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +97,17 @@ func TestLifecycleOverGoPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil || len(nodes.Items) != 3 {
-		t.Fatalf("nodes through the returned kubeconfig: %v, %d listed, want 3", err, len(nodes.Items))
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) != 2 {
+		t.Fatalf("nodes through the returned kubeconfig: %v, %d listed, want 2", err, len(nodes.Items))
+	}
+	for _, n := range []int{3, 1} {
+		scaleTo(t, p, cs, "dev1", n)
+	}
+	_, err = p.(sdk.Updater).Update(ctx, sdk.UpdateRequest{ClusterID: "dev1", KubernetesVersion: "v1.38.0"})
+	if !errors.Is(err, sdk.ErrUnimplemented) {
+		t.Errorf("an upgrade of a local cluster = %v, want Unimplemented (the sandbox has one version's binaries)", err)
 	}
 	dop, err := p.Destroy(ctx, sdk.DestroyRequest{ClusterID: "dev1"})
 	if err != nil {
@@ -118,6 +127,36 @@ func TestLifecycleOverGoPlugin(t *testing.T) {
 	}
 	if _, err := p.Destroy(ctx, sdk.DestroyRequest{ClusterID: "dev1"}); err != nil {
 		t.Errorf("second Destroy: %v", err)
+	}
+}
+
+// scaleTo scales cluster id to n nodes through the plugin and checks that
+// the cluster's API server has exactly n Ready nodes when Status says
+// the scale succeeded.
+func scaleTo(t *testing.T, p sdk.Provider, cs kubernetes.Interface, id string, n int) {
+	t.Helper()
+	op, err := p.(sdk.Updater).Update(context.Background(), sdk.UpdateRequest{ClusterID: id, NodeCount: n})
+	if err != nil {
+		t.Fatalf("scale to %d: %v", n, err)
+	}
+	st := waitState(t, p, op.ID, time.Minute)
+	if st.State != sdk.Succeeded || st.NodeCount != n {
+		t.Fatalf("scale to %d ended %s with %d nodes: %s", n, st.State, st.NodeCount, st.Message)
+	}
+	nodes, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := 0
+	for _, node := range nodes.Items {
+		for _, c := range node.Status.Conditions {
+			if c.Type == "Ready" && c.Status == "True" && node.DeletionTimestamp == nil {
+				ready++
+			}
+		}
+	}
+	if len(nodes.Items) != n || ready != n {
+		t.Errorf("after scaling to %d: %d nodes, %d Ready", n, len(nodes.Items), ready)
 	}
 }
 

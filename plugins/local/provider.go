@@ -18,27 +18,29 @@ import (
 type provider struct{}
 
 var schema = []sdk.InputField{
-	{Name: "nodeCount", Type: sdk.Int, Default: "2", Help: "number of simulated worker nodes (1 to 10)"},
+	{Name: "nodeCount", Type: sdk.Int, Default: "2", Min: sdk.Bound(1), Max: sdk.Bound(10), Help: "number of simulated worker nodes (1 to 10)"},
 }
 
 // The operation IDs name the cluster: nothing to remember between calls.
 const (
 	provisionPrefix = "local-provision-"
 	destroyPrefix   = "local-destroy-"
+	// scalePrefix is followed by the node count, "-" and the cluster ID.
+	scalePrefix = "local-scale-"
 )
 
+// GetInfo declares scale but not upgrade: the sandbox has the binaries of
+// one Kubernetes version (sandbox.KubernetesVersion) only.
 func (provider) GetInfo(context.Context) (sdk.Info, error) {
 	return sdk.Info{Name: "local", DisplayName: "Local sandbox (development only)", Cloud: "local",
 		Topologies: []string{"sandbox"}, Availability: sdk.Available, PluginVersion: version, Schema: schema,
-		Capabilities: []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy}}, nil
+		NodeCountInput: "nodeCount",
+		Capabilities: []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy,
+			sdk.CapScale}}, nil
 }
 
 func (provider) Validate(_ context.Context, r sdk.ValidateRequest) error {
-	errs := sdk.CheckInputs(schema, r.Inputs)
-	if n, err := strconv.Atoi(sdk.WithDefaults(schema, r.Inputs)["nodeCount"]); err == nil && (n < 1 || n > 10) {
-		errs = append(errs, sdk.FieldError{Field: "inputs.nodeCount", Message: "must be between 1 and 10"})
-	}
-	return sdk.InvalidInput(errs...)
+	return sdk.InvalidInput(sdk.CheckInputs(schema, r.Inputs)...)
 }
 
 func (p provider) Provision(ctx context.Context, r sdk.ProvisionRequest) (sdk.Operation, error) {
@@ -64,7 +66,7 @@ func (p provider) Provision(ctx context.Context, r sdk.ProvisionRequest) (sdk.Op
 	return sdk.Operation{ID: provisionPrefix + r.ClusterID}, nil
 }
 
-func (provider) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationStatus, error) {
+func (provider) Status(ctx context.Context, r sdk.StatusRequest) (sdk.OperationStatus, error) {
 	out := sdk.OperationStatus{OperationID: r.OperationID}
 	if id, ok := strings.CutPrefix(r.OperationID, destroyPrefix); ok {
 		// Destroy is done when it returns: a cluster without a directory is gone.
@@ -74,6 +76,9 @@ func (provider) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationSta
 		}
 		out.State, out.Message, out.Progress = sdk.Succeeded, "cluster removed", 100
 		return out, nil
+	}
+	if rest, ok := strings.CutPrefix(r.OperationID, scalePrefix); ok {
+		return scaleStatus(ctx, out, rest)
 	}
 	id, ok := strings.CutPrefix(r.OperationID, provisionPrefix)
 	if !ok {
@@ -89,7 +94,10 @@ func (provider) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationSta
 	out.Message, out.Progress = st.Message, st.Progress
 	switch st.Phase {
 	case localcluster.Ready:
-		out.State = sdk.Succeeded
+		out.State, out.KubernetesVersion = sdk.Succeeded, sandbox.KubernetesVersion
+		if n, err := localcluster.CountNodes(ctx, root(), id); err == nil {
+			out.NodeCount = n.Total
+		}
 	case localcluster.Failed:
 		out.State, out.ErrorClass = sdk.Failed, sdk.Retryable
 	default:

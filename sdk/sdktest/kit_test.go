@@ -37,6 +37,9 @@ func TestKitCatchesEachBreakage(t *testing.T) {
 		{"garbage-kubeconfig", "Kubeconfig returned something the host cannot use"},
 		{"no-field-path", `has field path ""`},
 		{"print-credentials", `wrote the value of credential "token"`},
+		{"credential-as-string", `input "tokenCredentialRef" is typed string`},
+		{"accepts-downgrade", "Update accepted a downgrade from 1.38 to 1.37"},
+		{"update-not-idempotent", "is not idempotent: the same request gave operations"},
 	}
 	for _, tc := range cases {
 		t.Run("mode "+tc.mode, func(t *testing.T) {

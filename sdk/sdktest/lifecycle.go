@@ -29,7 +29,9 @@ func Build(t testing.TB, pkg, name string) string {
 }
 
 // lifecycle provisions one cluster for real, follows Status to a terminal
-// state, fetches and parses the kubeconfig, destroys the cluster, follows
+// state, fetches and parses the kubeconfig, changes the cluster as the
+// provider's "scale" and "upgrade" capabilities say (day2), destroys the
+// cluster, follows
 // the destroy, and destroys it again: Destroy must be idempotent. Whatever
 // happens, the cluster is destroyed at the end.
 func (k *kit) lifecycle(t *testing.T) {
@@ -53,8 +55,9 @@ func (k *kit) lifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Provision: %v", err)
 	}
-	if st := k.follow(t, "Provision", op.ID); st.State != sdk.Succeeded {
-		t.Fatalf("Provision ended %s (%s): %s", st.State, st.ErrorClass, st.Message)
+	provisioned := k.follow(t, "Provision", op.ID)
+	if provisioned.State != sdk.Succeeded {
+		t.Fatalf("Provision ended %s (%s): %s", provisioned.State, provisioned.ErrorClass, provisioned.Message)
 	}
 	kc, err := k.prov.Kubeconfig(k.ctx(t), sdk.KubeconfigRequest{OperationID: op.ID, Credentials: k.cfg.Credentials})
 	if err != nil {
@@ -63,6 +66,7 @@ func (k *kit) lifecycle(t *testing.T) {
 	if err := checkKubeconfig(kc.Data); err != nil {
 		t.Errorf("Kubeconfig returned something the host cannot use: %v", err)
 	}
+	k.day2(t, id, provisioned)
 	for i := 1; i <= 2; i++ {
 		dop, err := k.prov.Destroy(k.ctx(t), sdk.DestroyRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
 		if err != nil {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ type fakeRegistry struct {
 	mu        sync.Mutex
 	observed  map[string]hostclusters.Observed
 	teardowns []string
+	updates   []string
 }
 
 func (f *fakeRegistry) Create(_ context.Context, s hostclusters.Spec) error {
@@ -58,6 +60,23 @@ func (f *fakeRegistry) Teardown(_ context.Context, id string) error {
 	}
 	f.teardowns = append(f.teardowns, id)
 	return nil
+}
+
+func (f *fakeRegistry) Update(_ context.Context, id string, nodeCount *int, version string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.observed[id]; !ok {
+		return hostclusters.ErrNoHostCluster
+	}
+	f.updates = append(f.updates, fmt.Sprintf("%s nodes=%v version=%s", id, deref(nodeCount), version))
+	return nil
+}
+
+func deref(n *int) int {
+	if n == nil {
+		return 0
+	}
+	return *n
 }
 
 // A disconnect keeps the row listed in Deleting, with the controller's

@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("plugins go here\n"), 0o644); err != nil {
 		panic(err)
 	}
-	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub", helloExample); err != nil {
+	if err := buildPlugins(dir, "aws-vanilla", "aws-eks", "gcp-stub", "local", helloExample); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	} else {
 		code = m.Run()

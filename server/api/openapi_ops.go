@@ -81,6 +81,7 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/federation/overview":     {id: "getFederationOverview", tag: "federation", errors: []int{502}},
 	"DELETE /api/v1/clusters/:id": {id: "disconnectCluster", tag: "clusters", also: []int{204},
 		errors: []int{404, 409, 502}},
+	"PATCH /api/v1/clusters/:id":          {id: "updateCluster", tag: "clusters", errors: []int{404, 409, 422, 502}},
 	"POST /api/v1/clusters/:id/teardown":  {id: "teardownCluster", tag: "clusters", errors: []int{404, 409, 502}},
 	"POST /api/v1/clusters/connect":       {id: "connectCluster", tag: "clusters", errors: []int{409, 502}},
 	"POST /api/v1/clusters/provision":     {id: "provisionCluster", tag: "clusters", errors: []int{409, 422, 502}},

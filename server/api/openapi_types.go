@@ -32,10 +32,11 @@ var componentTypes = map[string]any{
 	"OverviewSummary":   federation.Summary{},
 	"OverviewRow":       federation.Row{},
 
-	"TeardownRequest":     teardownRequest{},
-	"ConnectRequest":      connectRequest{},
-	"ProvisionRequest":    provisionRequest{},
-	"RegisterSelfRequest": registerSelfRequest{},
+	"TeardownRequest":      teardownRequest{},
+	"UpdateClusterRequest": updateRequest{},
+	"ConnectRequest":       connectRequest{},
+	"ProvisionRequest":     provisionRequest{},
+	"RegisterSelfRequest":  registerSelfRequest{},
 
 	"ProviderList":      providerList{},
 	"Provider":          providerView{},

@@ -20,6 +20,9 @@ var errUpstream = errors.New("connection refused by the management cluster")
 func (brokenRegistry) Create(context.Context, hostclusters.Spec) error { return errUpstream }
 func (brokenRegistry) Delete(context.Context, string) error            { return errUpstream }
 func (brokenRegistry) Teardown(context.Context, string) error          { return errUpstream }
+func (brokenRegistry) Update(context.Context, string, *int, string) error {
+	return errUpstream
+}
 
 // brokenFleet cannot list clusters; it reads no kubeconfig for a cluster
 // named "no-kubeconfig" and fails to read the others'.
@@ -77,6 +80,8 @@ func TestRoutesAnswerUpstreamFailures(t *testing.T) {
 		{"register-self, inspection failed", http.MethodPost, "/api/v1/clusters/register-self", nil, 502},
 		{"teardown, the request not recorded", http.MethodPost, "/api/v1/clusters/" + eksRow.ID + "/teardown", map[string]string{"confirmName": "eks-ready"}, 502},
 		{"teardown of another plugin's cluster", http.MethodPost, "/api/v1/clusters/" + pluginRow.ID + "/teardown", map[string]string{"confirmName": "local-ready"}, 502},
+		{"scale, the HostCluster not changed", http.MethodPatch, "/api/v1/clusters/" + pluginRow.ID, map[string]int{"nodeCount": 3}, 502},
+		{"scale of a cluster that does not exist", http.MethodPatch, "/api/v1/clusters/nope", map[string]int{"nodeCount": 3}, 404},
 		{"a credential renamed to a label in use", http.MethodPatch, "/api/v1/credentials/" + other.ID, map[string]string{"label": "upstream"}, 409},
 	} {
 		if code, body := e.do(c.method, c.path, e.admin, c.body); code != c.want {

@@ -55,6 +55,8 @@ var routes = []route{
 		(*server).overview},
 	{http.MethodDelete, "/api/v1/clusters/:id", PlatformAdmin, "Disconnect a cluster: 202 while its HostCluster finalizer cleans up (204 when it has none); 409 while a provisioned cluster is still being created", 202, "", "LifecycleResponse",
 		(*server).deleteCluster},
+	{http.MethodPatch, "/api/v1/clusters/:id", PlatformAdmin, "Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value", 202, "UpdateClusterRequest", "LifecycleResponse",
+		(*server).updateCluster},
 	{http.MethodPost, "/api/v1/clusters/:id/teardown", PlatformAdmin, "Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name", 202, "TeardownRequest", "LifecycleResponse",
 		(*server).teardownCluster},
 	{http.MethodPost, "/api/v1/clusters/connect", PlatformAdmin, "Connect an existing cluster by kubeconfig", 202, "ConnectRequest", "Cluster",

@@ -66,12 +66,6 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: string(v1alpha1.PhaseTearingDown), Message: msg})
 }
 
-func provisioned(row *store.Cluster) bool {
-	// SourceProvisioned: any other plugin's (the local provider's too);
-	// the controller's teardown runs whichever plugin provisioned it.
-	return row.Source == store.SourceProvisionedVanilla || row.Source == store.SourceProvisionedEKS || row.Source == store.SourceProvisioned
-}
-
 // provisioningPhases are those in which a provisioned cluster's cloud
 // operation is still running: a disconnect then would orphan what it makes.
 var provisioningPhases = map[string]bool{"pending": true, "provisioning": true, "tearingdown": true}

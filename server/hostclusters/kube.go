@@ -2,6 +2,7 @@ package hostclusters
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -176,6 +177,30 @@ func (k *Kube) Teardown(ctx context.Context, id string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("request the teardown of HostCluster %s: %w", id, err)
+	}
+	return nil
+}
+
+// Update merges the desired node count and version into the HostCluster's
+// spec.
+func (k *Kube) Update(ctx context.Context, id string, nodeCount *int, version string) error {
+	spec := map[string]any{}
+	if nodeCount != nil {
+		spec["nodeCount"] = *nodeCount
+	}
+	if version != "" {
+		spec["kubernetesVersion"] = version
+	}
+	patch, err := json.Marshal(map[string]any{"spec": spec})
+	if err != nil {
+		return err
+	}
+	_, err = k.dyn.Resource(GVR).Namespace(Namespace).Patch(ctx, id, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("change cluster %s: %w", id, ErrNoHostCluster)
+	}
+	if err != nil {
+		return fmt.Errorf("change HostCluster %s: %w", id, err)
 	}
 	return nil
 }

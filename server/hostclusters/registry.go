@@ -97,6 +97,10 @@ type Registry interface {
 	// cloud resources through its plugin, then remove it; asking again
 	// retries a teardown that failed. A missing HostCluster is an error.
 	Teardown(ctx context.Context, id string) error
+	// Update sets the HostCluster's desired node count (nil keeps it) and
+	// Kubernetes version ("" keeps it); the controller moves the cluster
+	// there through its plugin. A missing HostCluster is an error.
+	Update(ctx context.Context, id string, nodeCount *int, version string) error
 }
 
 // KubeconfigSecretName is the Secret holding a cluster's kubeconfig, the
@@ -105,7 +109,7 @@ func KubeconfigSecretName(id string) string { return v1alpha1.KubeconfigSecretNa
 
 // SecretInputsName is the Secret holding a provisioned cluster's secret
 // inputs, one key per input.
-func SecretInputsName(id string) string { return "hostcluster-" + id + "-inputs" }
+func SecretInputsName(id string) string { return v1alpha1.SecretInputsName(id) }
 
 // KubeconfigSecretKey is the key of the kubeconfig in that Secret.
 const KubeconfigSecretKey = v1alpha1.KubeconfigSecretKey
@@ -124,3 +128,6 @@ func (Unconfigured) Delete(context.Context, string) error { return nil }
 
 // Teardown fails with ErrNotConfigured.
 func (Unconfigured) Teardown(context.Context, string) error { return ErrNotConfigured }
+
+// Update fails with ErrNotConfigured.
+func (Unconfigured) Update(context.Context, string, *int, string) error { return ErrNotConfigured }

@@ -26,6 +26,11 @@ const (
 	// succeeded (True) or failed (False, reason DestroyFailed); the target
 	// no longer exists, so the finalizer does not try to clean it.
 	ConditionTornDown = "TornDown"
+	// ConditionUpdated: the provider plugin's Update moved the cluster to
+	// the spec's nodeCount and kubernetesVersion for this generation
+	// (True), is running (False, InProgress) or failed (False,
+	// UpdateFailed: the cluster is as it was, the message says why).
+	ConditionUpdated = "Updated"
 	// ConditionReady: every step is done. False while a step waits, retries
 	// or is stalled, with that step's reason and message.
 	ConditionReady = "Ready"
@@ -80,7 +85,7 @@ const (
 	ReasonDestroyFailed = "DestroyFailed"
 	// ReasonDestroyed: the plugin's Destroy succeeded.
 	ReasonDestroyed = "Destroyed"
-	// ReasonInProgress: a plugin operation (provision or destroy) is running.
+	// ReasonInProgress: a plugin operation (provision, update or destroy) is running.
 	ReasonInProgress = "InProgress"
 	// ReasonInstalled: the Flux Helm release is installed for this generation.
 	ReasonInstalled = "Installed"
@@ -108,6 +113,10 @@ const (
 	ReasonReachable = "Reachable"
 	// ReasonSkipped: the step was not asked for (no admin email and username).
 	ReasonSkipped = "Skipped"
+	// ReasonUpdated: the plugin's Update succeeded, or there was nothing to change.
+	ReasonUpdated = "Updated"
+	// ReasonUpdateFailed: the plugin refused or failed the Update; the cluster is as it was.
+	ReasonUpdateFailed = "UpdateFailed"
 	// ReasonUnreachable: the API server could not be reached (retried for the access window).
 	ReasonUnreachable = "Unreachable"
 )

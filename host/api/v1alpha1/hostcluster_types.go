@@ -103,11 +103,26 @@ type HostClusterSpec struct {
 	AdminEmail string `json:"adminEmail,omitempty"`
 	// +optional
 	AdminUsername string `json:"adminUsername,omitempty"`
+	// NodeCount is the desired number of worker nodes of a provisioned
+	// cluster (day 2); status.nodeCount is the observed one. A difference
+	// becomes one Update of the provider plugin ("scale"). Empty keeps what
+	// the cluster has; provisioning.inputs stay the record of the request
+	// that created it.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	NodeCount *int32 `json:"nodeCount,omitempty"`
+	// KubernetesVersion is the desired Kubernetes version of a provisioned
+	// cluster (day 2, "upgrade"); status.kubernetesVersion is the observed
+	// one. Empty keeps what the cluster has.
+	// +kubebuilder:validation:Pattern=`^v?[0-9]+\.[0-9]+(\.[0-9]+)?$`
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
 }
 
 // Phase is where a HostCluster is; it is derived from what the controller
 // observed, in this order.
-// +kubebuilder:validation:Enum=Pending;ValidatingAccess;Provisioning;BootstrappingFlux;GeneratingGitOpsTree;InstallingKubeOpera;Ready;Failed;Deleting;TearingDown
+// +kubebuilder:validation:Enum=Pending;ValidatingAccess;Provisioning;BootstrappingFlux;GeneratingGitOpsTree;InstallingKubeOpera;Ready;Failed;Deleting;TearingDown;Updating
 type Phase string
 
 // The phases.
@@ -130,13 +145,19 @@ const (
 	// Once the cloud side is gone the HostCluster is deleted; if Destroy
 	// fails the phase is Failed and a new teardown request retries it.
 	PhaseTearingDown Phase = "TearingDown"
+	// PhaseUpdating: the provider plugin's Update runs to move the cluster
+	// to the spec's nodeCount or kubernetesVersion (day 2); the message
+	// shows its progress. It ends Ready, or Ready with the Updated
+	// condition False (reason UpdateFailed) saying why the cluster was
+	// left as it was.
+	PhaseUpdating Phase = "Updating"
 )
 
 // Phases is every phase, in the order a cluster goes through them: the one
 // list the REST API's document, its clients and the dashboard take their
 // enums from (the Enum marker above lists the same, checked by a test).
 var Phases = []Phase{PhasePending, PhaseValidatingAccess, PhaseProvisioning, PhaseBootstrappingFlux,
-	PhaseGeneratingGitOpsTree, PhaseInstallingKubeOpera, PhaseReady, PhaseFailed, PhaseDeleting, PhaseTearingDown}
+	PhaseGeneratingGitOpsTree, PhaseInstallingKubeOpera, PhaseReady, PhaseFailed, PhaseDeleting, PhaseTearingDown, PhaseUpdating}
 
 // HostClusterStatus is what the controller observed.
 type HostClusterStatus struct {

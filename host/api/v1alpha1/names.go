@@ -32,6 +32,10 @@ const TeardownAnnotation = "kubeopera.io/teardown"
 // operation, so a restarted controller polls it and never starts another.
 const DestroyOperationAnnotation = "kubeopera.io/destroy-operation-id"
 
+// UpdateOperationAnnotation keeps the ID of the provider's Update
+// operation while it runs, so a restarted controller resumes it.
+const UpdateOperationAnnotation = "kubeopera.io/update-operation-id"
+
 // TeardownFailedAnnotation holds the TeardownAnnotation value whose Destroy
 // failed: that request is not tried again; a new one is.
 const TeardownFailedAnnotation = "kubeopera.io/teardown-failed"
@@ -40,6 +44,10 @@ const TeardownFailedAnnotation = "kubeopera.io/teardown-failed"
 // first-admin call to a cluster's new KubeOpera carries (key SetupSecretKey);
 // the same value is the target's Secret kubeopera-setup.
 func SetupSecretName(clusterID string) string { return "hostcluster-" + clusterID + "-setup-secret" }
+
+// SecretInputsName is the Secret holding a provisioned cluster's secret
+// inputs, one key per input; the finalizer deletes it with the cluster.
+func SecretInputsName(clusterID string) string { return "hostcluster-" + clusterID + "-inputs" }
 
 // SetupSecretKey is the key of the setup secret in its Secrets.
 const SetupSecretKey = "setup-secret"

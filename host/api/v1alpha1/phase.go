@@ -21,6 +21,8 @@ func DerivePhase(hc *HostCluster) Phase {
 		return PhaseFailed
 	case teardownRequested(hc):
 		return PhaseTearingDown
+	case hc.updating():
+		return PhaseUpdating
 	case hc.conditionTrueNow(ConditionReady):
 		return PhaseReady
 	}
@@ -47,6 +49,12 @@ func DerivePhase(hc *HostCluster) Phase {
 func teardownRequested(hc *HostCluster) bool {
 	req := hc.Annotations[TeardownAnnotation]
 	return req != "" && hc.Annotations[TeardownFailedAnnotation] != req
+}
+
+// updating: the plugin's Update for the current generation is running.
+func (hc *HostCluster) updating() bool {
+	c := meta.FindStatusCondition(hc.Status.Conditions, ConditionUpdated)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonInProgress && c.ObservedGeneration == hc.Generation
 }
 
 // conditionTrueNow reports whether condition typ is True for the current

@@ -98,3 +98,32 @@ func TestPhaseEnumMarkerListsPhases(t *testing.T) {
 		t.Errorf("Enum marker %q, want %q (from Phases)", marker, strings.Join(want, ";"))
 	}
 }
+
+// A running Update is its own phase; a failed one leaves the cluster Ready
+// with the reason on the Updated condition, and one for an older spec does
+// not count.
+func TestDerivePhaseOfAnUpdate(t *testing.T) {
+	cases := []struct {
+		name   string
+		reason string
+		gen    int64
+		want   Phase
+	}{
+		{"update running", ReasonInProgress, 2, PhaseUpdating},
+		{"update failed", ReasonUpdateFailed, 2, PhaseReady},
+		{"update of an older spec", ReasonInProgress, 1, PhaseReady},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hc := &HostCluster{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Spec: HostClusterSpec{Mode: ModeProvision}}
+			hc.SetCondition(ConditionProvisioned, metav1.ConditionTrue, ReasonProvisioned, "")
+			hc.SetCondition(ConditionReady, metav1.ConditionTrue, ReasonPipelineDone, "")
+			hc.Generation = c.gen
+			hc.SetCondition(ConditionUpdated, metav1.ConditionFalse, c.reason, "")
+			hc.Generation = 2
+			if got := DerivePhase(hc); got != c.want {
+				t.Errorf("phase %s, want %s", got, c.want)
+			}
+		})
+	}
+}

@@ -23,6 +23,19 @@ func nodeName(i int) string { return fmt.Sprintf("local-node-%d", i) }
 // addNodes creates n simulated nodes and waits until kwok made each Ready.
 // Creating a node that exists is not an error, so a retried start goes on.
 func (c cluster) addNodes(ctx context.Context, cs kubernetes.Interface, n int) error {
+	if err := createNodes(ctx, cs, n); err != nil {
+		return err
+	}
+	for i := 1; i <= n; i++ {
+		if err := c.waitNodeReady(ctx, cs, nodeName(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createNodes creates simulated nodes 1 to n that do not exist yet.
+func createNodes(ctx context.Context, cs kubernetes.Interface, n int) error {
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("4"),
 		corev1.ResourceMemory: resource.MustParse("16Gi"),
@@ -38,11 +51,6 @@ func (c cluster) addNodes(ctx context.Context, cs kubernetes.Interface, n int) e
 		}
 		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create node %s: %w", node.Name, err)
-		}
-	}
-	for i := 1; i <= n; i++ {
-		if err := c.waitNodeReady(ctx, cs, nodeName(i)); err != nil {
-			return err
 		}
 	}
 	return nil

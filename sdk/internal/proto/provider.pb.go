@@ -530,8 +530,14 @@ type Info struct {
 	RegionInput     string                 `protobuf:"bytes,11,opt,name=region_input,json=regionInput,proto3" json:"region_input,omitempty"`
 	ClusterSource   string                 `protobuf:"bytes,12,opt,name=cluster_source,json=clusterSource,proto3" json:"cluster_source,omitempty"`
 	CredentialKinds []*CredentialKind      `protobuf:"bytes,13,rep,name=credential_kinds,json=credentialKinds,proto3" json:"credential_kinds,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The input of schema that holds the node count ("scale" bounds it by its
+	// min and max) and the one that holds the Kubernetes version.
+	NodeCountInput string `protobuf:"bytes,14,opt,name=node_count_input,json=nodeCountInput,proto3" json:"node_count_input,omitempty"`
+	VersionInput   string `protobuf:"bytes,15,opt,name=version_input,json=versionInput,proto3" json:"version_input,omitempty"`
+	// Which Kubernetes versions the plugin can move a cluster to from which.
+	Upgrades      []*Upgrade `protobuf:"bytes,16,rep,name=upgrades,proto3" json:"upgrades,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Info) Reset() {
@@ -655,6 +661,80 @@ func (x *Info) GetCredentialKinds() []*CredentialKind {
 	return nil
 }
 
+func (x *Info) GetNodeCountInput() string {
+	if x != nil {
+		return x.NodeCountInput
+	}
+	return ""
+}
+
+func (x *Info) GetVersionInput() string {
+	if x != nil {
+		return x.VersionInput
+	}
+	return ""
+}
+
+func (x *Info) GetUpgrades() []*Upgrade {
+	if x != nil {
+		return x.Upgrades
+	}
+	return nil
+}
+
+// The versions a cluster at version from can be upgraded to.
+type Upgrade struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	From          string                 `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	To            []string               `protobuf:"bytes,2,rep,name=to,proto3" json:"to,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Upgrade) Reset() {
+	*x = Upgrade{}
+	mi := &file_provider_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Upgrade) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Upgrade) ProtoMessage() {}
+
+func (x *Upgrade) ProtoReflect() protoreflect.Message {
+	mi := &file_provider_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Upgrade.ProtoReflect.Descriptor instead.
+func (*Upgrade) Descriptor() ([]byte, []int) {
+	return file_provider_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Upgrade) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *Upgrade) GetTo() []string {
+	if x != nil {
+		return x.To
+	}
+	return nil
+}
+
 type ValidateRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Inputs        map[string]string      `protobuf:"bytes,1,rep,name=inputs,proto3" json:"inputs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
@@ -665,7 +745,7 @@ type ValidateRequest struct {
 
 func (x *ValidateRequest) Reset() {
 	*x = ValidateRequest{}
-	mi := &file_provider_proto_msgTypes[4]
+	mi := &file_provider_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -677,7 +757,7 @@ func (x *ValidateRequest) String() string {
 func (*ValidateRequest) ProtoMessage() {}
 
 func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[4]
+	mi := &file_provider_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -690,7 +770,7 @@ func (x *ValidateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateRequest.ProtoReflect.Descriptor instead.
 func (*ValidateRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{4}
+	return file_provider_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ValidateRequest) GetInputs() map[string]string {
@@ -715,7 +795,7 @@ type ValidateResponse struct {
 
 func (x *ValidateResponse) Reset() {
 	*x = ValidateResponse{}
-	mi := &file_provider_proto_msgTypes[5]
+	mi := &file_provider_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +807,7 @@ func (x *ValidateResponse) String() string {
 func (*ValidateResponse) ProtoMessage() {}
 
 func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[5]
+	mi := &file_provider_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +820,7 @@ func (x *ValidateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateResponse.ProtoReflect.Descriptor instead.
 func (*ValidateResponse) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{5}
+	return file_provider_proto_rawDescGZIP(), []int{6}
 }
 
 type ProvisionRequest struct {
@@ -754,7 +834,7 @@ type ProvisionRequest struct {
 
 func (x *ProvisionRequest) Reset() {
 	*x = ProvisionRequest{}
-	mi := &file_provider_proto_msgTypes[6]
+	mi := &file_provider_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -766,7 +846,7 @@ func (x *ProvisionRequest) String() string {
 func (*ProvisionRequest) ProtoMessage() {}
 
 func (x *ProvisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[6]
+	mi := &file_provider_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -779,7 +859,7 @@ func (x *ProvisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{6}
+	return file_provider_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ProvisionRequest) GetClusterId() string {
@@ -812,7 +892,7 @@ type Operation struct {
 
 func (x *Operation) Reset() {
 	*x = Operation{}
-	mi := &file_provider_proto_msgTypes[7]
+	mi := &file_provider_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -824,7 +904,7 @@ func (x *Operation) String() string {
 func (*Operation) ProtoMessage() {}
 
 func (x *Operation) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[7]
+	mi := &file_provider_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -837,7 +917,7 @@ func (x *Operation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operation.ProtoReflect.Descriptor instead.
 func (*Operation) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{7}
+	return file_provider_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Operation) GetOperationId() string {
@@ -857,7 +937,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_provider_proto_msgTypes[8]
+	mi := &file_provider_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +949,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[8]
+	mi := &file_provider_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +962,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{8}
+	return file_provider_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StatusRequest) GetOperationId() string {
@@ -905,16 +985,20 @@ type OperationStatus struct {
 	State       State                  `protobuf:"varint,2,opt,name=state,proto3,enum=kubeopera.provider.v1.State" json:"state,omitempty"`
 	Message     string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
 	// 0 to 100.
-	Progress      int32      `protobuf:"varint,4,opt,name=progress,proto3" json:"progress,omitempty"`
-	LogTail       []string   `protobuf:"bytes,5,rep,name=log_tail,json=logTail,proto3" json:"log_tail,omitempty"`
-	ErrorClass    ErrorClass `protobuf:"varint,6,opt,name=error_class,json=errorClass,proto3,enum=kubeopera.provider.v1.ErrorClass" json:"error_class,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Progress   int32      `protobuf:"varint,4,opt,name=progress,proto3" json:"progress,omitempty"`
+	LogTail    []string   `protobuf:"bytes,5,rep,name=log_tail,json=logTail,proto3" json:"log_tail,omitempty"`
+	ErrorClass ErrorClass `protobuf:"varint,6,opt,name=error_class,json=errorClass,proto3,enum=kubeopera.provider.v1.ErrorClass" json:"error_class,omitempty"`
+	// What the cluster is after the operation, when the plugin knows: the
+	// number of worker nodes (0: unknown) and the Kubernetes version.
+	NodeCount         int32  `protobuf:"varint,7,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
+	KubernetesVersion string `protobuf:"bytes,8,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *OperationStatus) Reset() {
 	*x = OperationStatus{}
-	mi := &file_provider_proto_msgTypes[9]
+	mi := &file_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -926,7 +1010,7 @@ func (x *OperationStatus) String() string {
 func (*OperationStatus) ProtoMessage() {}
 
 func (x *OperationStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[9]
+	mi := &file_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -939,7 +1023,7 @@ func (x *OperationStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperationStatus.ProtoReflect.Descriptor instead.
 func (*OperationStatus) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{9}
+	return file_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *OperationStatus) GetOperationId() string {
@@ -984,6 +1068,20 @@ func (x *OperationStatus) GetErrorClass() ErrorClass {
 	return ErrorClass_ERROR_CLASS_UNSPECIFIED
 }
 
+func (x *OperationStatus) GetNodeCount() int32 {
+	if x != nil {
+		return x.NodeCount
+	}
+	return 0
+}
+
+func (x *OperationStatus) GetKubernetesVersion() string {
+	if x != nil {
+		return x.KubernetesVersion
+	}
+	return ""
+}
+
 type KubeconfigRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	OperationId   string                 `protobuf:"bytes,1,opt,name=operation_id,json=operationId,proto3" json:"operation_id,omitempty"`
@@ -994,7 +1092,7 @@ type KubeconfigRequest struct {
 
 func (x *KubeconfigRequest) Reset() {
 	*x = KubeconfigRequest{}
-	mi := &file_provider_proto_msgTypes[10]
+	mi := &file_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1006,7 +1104,7 @@ func (x *KubeconfigRequest) String() string {
 func (*KubeconfigRequest) ProtoMessage() {}
 
 func (x *KubeconfigRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[10]
+	mi := &file_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1019,7 +1117,7 @@ func (x *KubeconfigRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KubeconfigRequest.ProtoReflect.Descriptor instead.
 func (*KubeconfigRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{10}
+	return file_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KubeconfigRequest) GetOperationId() string {
@@ -1047,7 +1145,7 @@ type KubeconfigResponse struct {
 
 func (x *KubeconfigResponse) Reset() {
 	*x = KubeconfigResponse{}
-	mi := &file_provider_proto_msgTypes[11]
+	mi := &file_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1157,7 @@ func (x *KubeconfigResponse) String() string {
 func (*KubeconfigResponse) ProtoMessage() {}
 
 func (x *KubeconfigResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[11]
+	mi := &file_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1170,7 @@ func (x *KubeconfigResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KubeconfigResponse.ProtoReflect.Descriptor instead.
 func (*KubeconfigResponse) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{11}
+	return file_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KubeconfigResponse) GetKubeconfig() []byte {
@@ -1100,7 +1198,7 @@ type DestroyRequest struct {
 
 func (x *DestroyRequest) Reset() {
 	*x = DestroyRequest{}
-	mi := &file_provider_proto_msgTypes[12]
+	mi := &file_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1112,7 +1210,7 @@ func (x *DestroyRequest) String() string {
 func (*DestroyRequest) ProtoMessage() {}
 
 func (x *DestroyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_provider_proto_msgTypes[12]
+	mi := &file_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1125,7 +1223,7 @@ func (x *DestroyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DestroyRequest.ProtoReflect.Descriptor instead.
 func (*DestroyRequest) Descriptor() ([]byte, []int) {
-	return file_provider_proto_rawDescGZIP(), []int{12}
+	return file_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DestroyRequest) GetClusterId() string {
@@ -1147,6 +1245,84 @@ func (x *DestroyRequest) GetCredentials() map[string]string {
 		return x.Credentials
 	}
 	return nil
+}
+
+type UpdateRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	ClusterId   string                 `protobuf:"bytes,1,opt,name=cluster_id,json=clusterId,proto3" json:"cluster_id,omitempty"`
+	Inputs      map[string]string      `protobuf:"bytes,2,rep,name=inputs,proto3" json:"inputs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Credentials map[string]string      `protobuf:"bytes,3,rep,name=credentials,proto3" json:"credentials,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The desired number of worker nodes; 0 keeps the current one.
+	NodeCount int32 `protobuf:"varint,4,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
+	// The desired Kubernetes version; empty keeps the current one.
+	KubernetesVersion string `protobuf:"bytes,5,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *UpdateRequest) Reset() {
+	*x = UpdateRequest{}
+	mi := &file_provider_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateRequest) ProtoMessage() {}
+
+func (x *UpdateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_provider_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateRequest.ProtoReflect.Descriptor instead.
+func (*UpdateRequest) Descriptor() ([]byte, []int) {
+	return file_provider_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *UpdateRequest) GetClusterId() string {
+	if x != nil {
+		return x.ClusterId
+	}
+	return ""
+}
+
+func (x *UpdateRequest) GetInputs() map[string]string {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+func (x *UpdateRequest) GetCredentials() map[string]string {
+	if x != nil {
+		return x.Credentials
+	}
+	return nil
+}
+
+func (x *UpdateRequest) GetNodeCount() int32 {
+	if x != nil {
+		return x.NodeCount
+	}
+	return 0
+}
+
+func (x *UpdateRequest) GetKubernetesVersion() string {
+	if x != nil {
+		return x.KubernetesVersion
+	}
+	return ""
 }
 
 var File_provider_proto protoreflect.FileDescriptor
@@ -1182,7 +1358,7 @@ const file_provider_proto_rawDesc = "" +
 	"\x04help\x18\x03 \x01(\tR\x04help\x129\n" +
 	"\x06fields\x18\x04 \x03(\v2!.kubeopera.provider.v1.InputFieldR\x06fields\x12\x1f\n" +
 	"\vlast4_field\x18\x05 \x01(\tR\n" +
-	"last4Field\"\xaa\x04\n" +
+	"last4Field\"\xb5\x05\n" +
 	"\x04Info\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12\x14\n" +
@@ -1200,7 +1376,13 @@ const file_provider_proto_rawDesc = "" +
 	" \x03(\tR\fcapabilities\x12!\n" +
 	"\fregion_input\x18\v \x01(\tR\vregionInput\x12%\n" +
 	"\x0ecluster_source\x18\f \x01(\tR\rclusterSource\x12P\n" +
-	"\x10credential_kinds\x18\r \x03(\v2%.kubeopera.provider.v1.CredentialKindR\x0fcredentialKinds\"\xb3\x02\n" +
+	"\x10credential_kinds\x18\r \x03(\v2%.kubeopera.provider.v1.CredentialKindR\x0fcredentialKinds\x12(\n" +
+	"\x10node_count_input\x18\x0e \x01(\tR\x0enodeCountInput\x12#\n" +
+	"\rversion_input\x18\x0f \x01(\tR\fversionInput\x12:\n" +
+	"\bupgrades\x18\x10 \x03(\v2\x1e.kubeopera.provider.v1.UpgradeR\bupgrades\"-\n" +
+	"\aUpgrade\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x03(\tR\x02to\"\xb3\x02\n" +
 	"\x0fValidateRequest\x12J\n" +
 	"\x06inputs\x18\x01 \x03(\v22.kubeopera.provider.v1.ValidateRequest.InputsEntryR\x06inputs\x12Y\n" +
 	"\vcredentials\x18\x02 \x03(\v27.kubeopera.provider.v1.ValidateRequest.CredentialsEntryR\vcredentials\x1a9\n" +
@@ -1229,7 +1411,7 @@ const file_provider_proto_rawDesc = "" +
 	"\vcredentials\x18\x02 \x03(\v25.kubeopera.provider.v1.StatusRequest.CredentialsEntryR\vcredentials\x1a>\n" +
 	"\x10CredentialsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfd\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xcb\x02\n" +
 	"\x0fOperationStatus\x12!\n" +
 	"\foperation_id\x18\x01 \x01(\tR\voperationId\x122\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x1c.kubeopera.provider.v1.StateR\x05state\x12\x18\n" +
@@ -1237,7 +1419,10 @@ const file_provider_proto_rawDesc = "" +
 	"\bprogress\x18\x04 \x01(\x05R\bprogress\x12\x19\n" +
 	"\blog_tail\x18\x05 \x03(\tR\alogTail\x12B\n" +
 	"\verror_class\x18\x06 \x01(\x0e2!.kubeopera.provider.v1.ErrorClassR\n" +
-	"errorClass\"\xd3\x01\n" +
+	"errorClass\x12\x1d\n" +
+	"\n" +
+	"node_count\x18\a \x01(\x05R\tnodeCount\x12-\n" +
+	"\x12kubernetes_version\x18\b \x01(\tR\x11kubernetesVersion\"\xd3\x01\n" +
 	"\x11KubeconfigRequest\x12!\n" +
 	"\foperation_id\x18\x01 \x01(\tR\voperationId\x12[\n" +
 	"\vcredentials\x18\x02 \x03(\v29.kubeopera.provider.v1.KubeconfigRequest.CredentialsEntryR\vcredentials\x1a>\n" +
@@ -1254,6 +1439,20 @@ const file_provider_proto_rawDesc = "" +
 	"cluster_id\x18\x01 \x01(\tR\tclusterId\x12I\n" +
 	"\x06inputs\x18\x02 \x03(\v21.kubeopera.provider.v1.DestroyRequest.InputsEntryR\x06inputs\x12X\n" +
 	"\vcredentials\x18\x03 \x03(\v26.kubeopera.provider.v1.DestroyRequest.CredentialsEntryR\vcredentials\x1a9\n" +
+	"\vInputsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
+	"\x10CredentialsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9a\x03\n" +
+	"\rUpdateRequest\x12\x1d\n" +
+	"\n" +
+	"cluster_id\x18\x01 \x01(\tR\tclusterId\x12H\n" +
+	"\x06inputs\x18\x02 \x03(\v20.kubeopera.provider.v1.UpdateRequest.InputsEntryR\x06inputs\x12W\n" +
+	"\vcredentials\x18\x03 \x03(\v25.kubeopera.provider.v1.UpdateRequest.CredentialsEntryR\vcredentials\x12\x1d\n" +
+	"\n" +
+	"node_count\x18\x04 \x01(\x05R\tnodeCount\x12-\n" +
+	"\x12kubernetes_version\x18\x05 \x01(\tR\x11kubernetesVersion\x1a9\n" +
 	"\vInputsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
@@ -1281,7 +1480,7 @@ const file_provider_proto_rawDesc = "" +
 	"\x17ERROR_CLASS_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ERROR_CLASS_USER_FIXABLE\x10\x01\x12\x19\n" +
 	"\x15ERROR_CLASS_RETRYABLE\x10\x02\x12\x18\n" +
-	"\x14ERROR_CLASS_TERMINAL\x10\x032\x9d\x04\n" +
+	"\x14ERROR_CLASS_TERMINAL\x10\x032\xef\x04\n" +
 	"\bProvider\x12M\n" +
 	"\aGetInfo\x12%.kubeopera.provider.v1.GetInfoRequest\x1a\x1b.kubeopera.provider.v1.Info\x12[\n" +
 	"\bValidate\x12&.kubeopera.provider.v1.ValidateRequest\x1a'.kubeopera.provider.v1.ValidateResponse\x12V\n" +
@@ -1289,7 +1488,8 @@ const file_provider_proto_rawDesc = "" +
 	"\x06Status\x12$.kubeopera.provider.v1.StatusRequest\x1a&.kubeopera.provider.v1.OperationStatus\x12a\n" +
 	"\n" +
 	"Kubeconfig\x12(.kubeopera.provider.v1.KubeconfigRequest\x1a).kubeopera.provider.v1.KubeconfigResponse\x12R\n" +
-	"\aDestroy\x12%.kubeopera.provider.v1.DestroyRequest\x1a .kubeopera.provider.v1.OperationB=Z;github.com/ochestra-tech/kubeopera/sdk/internal/proto;protob\x06proto3"
+	"\aDestroy\x12%.kubeopera.provider.v1.DestroyRequest\x1a .kubeopera.provider.v1.Operation\x12P\n" +
+	"\x06Update\x12$.kubeopera.provider.v1.UpdateRequest\x1a .kubeopera.provider.v1.OperationB=Z;github.com/ochestra-tech/kubeopera/sdk/internal/proto;protob\x06proto3"
 
 var (
 	file_provider_proto_rawDescOnce sync.Once
@@ -1304,7 +1504,7 @@ func file_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_provider_proto_goTypes = []any{
 	(Availability)(0),          // 0: kubeopera.provider.v1.Availability
 	(FieldType)(0),             // 1: kubeopera.provider.v1.FieldType
@@ -1314,23 +1514,27 @@ var file_provider_proto_goTypes = []any{
 	(*InputField)(nil),         // 5: kubeopera.provider.v1.InputField
 	(*CredentialKind)(nil),     // 6: kubeopera.provider.v1.CredentialKind
 	(*Info)(nil),               // 7: kubeopera.provider.v1.Info
-	(*ValidateRequest)(nil),    // 8: kubeopera.provider.v1.ValidateRequest
-	(*ValidateResponse)(nil),   // 9: kubeopera.provider.v1.ValidateResponse
-	(*ProvisionRequest)(nil),   // 10: kubeopera.provider.v1.ProvisionRequest
-	(*Operation)(nil),          // 11: kubeopera.provider.v1.Operation
-	(*StatusRequest)(nil),      // 12: kubeopera.provider.v1.StatusRequest
-	(*OperationStatus)(nil),    // 13: kubeopera.provider.v1.OperationStatus
-	(*KubeconfigRequest)(nil),  // 14: kubeopera.provider.v1.KubeconfigRequest
-	(*KubeconfigResponse)(nil), // 15: kubeopera.provider.v1.KubeconfigResponse
-	(*DestroyRequest)(nil),     // 16: kubeopera.provider.v1.DestroyRequest
-	nil,                        // 17: kubeopera.provider.v1.ValidateRequest.InputsEntry
-	nil,                        // 18: kubeopera.provider.v1.ValidateRequest.CredentialsEntry
-	nil,                        // 19: kubeopera.provider.v1.ProvisionRequest.InputsEntry
-	nil,                        // 20: kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
-	nil,                        // 21: kubeopera.provider.v1.StatusRequest.CredentialsEntry
-	nil,                        // 22: kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
-	nil,                        // 23: kubeopera.provider.v1.DestroyRequest.InputsEntry
-	nil,                        // 24: kubeopera.provider.v1.DestroyRequest.CredentialsEntry
+	(*Upgrade)(nil),            // 8: kubeopera.provider.v1.Upgrade
+	(*ValidateRequest)(nil),    // 9: kubeopera.provider.v1.ValidateRequest
+	(*ValidateResponse)(nil),   // 10: kubeopera.provider.v1.ValidateResponse
+	(*ProvisionRequest)(nil),   // 11: kubeopera.provider.v1.ProvisionRequest
+	(*Operation)(nil),          // 12: kubeopera.provider.v1.Operation
+	(*StatusRequest)(nil),      // 13: kubeopera.provider.v1.StatusRequest
+	(*OperationStatus)(nil),    // 14: kubeopera.provider.v1.OperationStatus
+	(*KubeconfigRequest)(nil),  // 15: kubeopera.provider.v1.KubeconfigRequest
+	(*KubeconfigResponse)(nil), // 16: kubeopera.provider.v1.KubeconfigResponse
+	(*DestroyRequest)(nil),     // 17: kubeopera.provider.v1.DestroyRequest
+	(*UpdateRequest)(nil),      // 18: kubeopera.provider.v1.UpdateRequest
+	nil,                        // 19: kubeopera.provider.v1.ValidateRequest.InputsEntry
+	nil,                        // 20: kubeopera.provider.v1.ValidateRequest.CredentialsEntry
+	nil,                        // 21: kubeopera.provider.v1.ProvisionRequest.InputsEntry
+	nil,                        // 22: kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
+	nil,                        // 23: kubeopera.provider.v1.StatusRequest.CredentialsEntry
+	nil,                        // 24: kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
+	nil,                        // 25: kubeopera.provider.v1.DestroyRequest.InputsEntry
+	nil,                        // 26: kubeopera.provider.v1.DestroyRequest.CredentialsEntry
+	nil,                        // 27: kubeopera.provider.v1.UpdateRequest.InputsEntry
+	nil,                        // 28: kubeopera.provider.v1.UpdateRequest.CredentialsEntry
 }
 var file_provider_proto_depIdxs = []int32{
 	1,  // 0: kubeopera.provider.v1.InputField.type:type_name -> kubeopera.provider.v1.FieldType
@@ -1338,33 +1542,38 @@ var file_provider_proto_depIdxs = []int32{
 	0,  // 2: kubeopera.provider.v1.Info.availability:type_name -> kubeopera.provider.v1.Availability
 	5,  // 3: kubeopera.provider.v1.Info.schema:type_name -> kubeopera.provider.v1.InputField
 	6,  // 4: kubeopera.provider.v1.Info.credential_kinds:type_name -> kubeopera.provider.v1.CredentialKind
-	17, // 5: kubeopera.provider.v1.ValidateRequest.inputs:type_name -> kubeopera.provider.v1.ValidateRequest.InputsEntry
-	18, // 6: kubeopera.provider.v1.ValidateRequest.credentials:type_name -> kubeopera.provider.v1.ValidateRequest.CredentialsEntry
-	19, // 7: kubeopera.provider.v1.ProvisionRequest.inputs:type_name -> kubeopera.provider.v1.ProvisionRequest.InputsEntry
-	20, // 8: kubeopera.provider.v1.ProvisionRequest.credentials:type_name -> kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
-	21, // 9: kubeopera.provider.v1.StatusRequest.credentials:type_name -> kubeopera.provider.v1.StatusRequest.CredentialsEntry
-	2,  // 10: kubeopera.provider.v1.OperationStatus.state:type_name -> kubeopera.provider.v1.State
-	3,  // 11: kubeopera.provider.v1.OperationStatus.error_class:type_name -> kubeopera.provider.v1.ErrorClass
-	22, // 12: kubeopera.provider.v1.KubeconfigRequest.credentials:type_name -> kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
-	23, // 13: kubeopera.provider.v1.DestroyRequest.inputs:type_name -> kubeopera.provider.v1.DestroyRequest.InputsEntry
-	24, // 14: kubeopera.provider.v1.DestroyRequest.credentials:type_name -> kubeopera.provider.v1.DestroyRequest.CredentialsEntry
-	4,  // 15: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
-	8,  // 16: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
-	10, // 17: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
-	12, // 18: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
-	14, // 19: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
-	16, // 20: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
-	7,  // 21: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
-	9,  // 22: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
-	11, // 23: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
-	13, // 24: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
-	15, // 25: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
-	11, // 26: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
-	21, // [21:27] is the sub-list for method output_type
-	15, // [15:21] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	8,  // 5: kubeopera.provider.v1.Info.upgrades:type_name -> kubeopera.provider.v1.Upgrade
+	19, // 6: kubeopera.provider.v1.ValidateRequest.inputs:type_name -> kubeopera.provider.v1.ValidateRequest.InputsEntry
+	20, // 7: kubeopera.provider.v1.ValidateRequest.credentials:type_name -> kubeopera.provider.v1.ValidateRequest.CredentialsEntry
+	21, // 8: kubeopera.provider.v1.ProvisionRequest.inputs:type_name -> kubeopera.provider.v1.ProvisionRequest.InputsEntry
+	22, // 9: kubeopera.provider.v1.ProvisionRequest.credentials:type_name -> kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
+	23, // 10: kubeopera.provider.v1.StatusRequest.credentials:type_name -> kubeopera.provider.v1.StatusRequest.CredentialsEntry
+	2,  // 11: kubeopera.provider.v1.OperationStatus.state:type_name -> kubeopera.provider.v1.State
+	3,  // 12: kubeopera.provider.v1.OperationStatus.error_class:type_name -> kubeopera.provider.v1.ErrorClass
+	24, // 13: kubeopera.provider.v1.KubeconfigRequest.credentials:type_name -> kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
+	25, // 14: kubeopera.provider.v1.DestroyRequest.inputs:type_name -> kubeopera.provider.v1.DestroyRequest.InputsEntry
+	26, // 15: kubeopera.provider.v1.DestroyRequest.credentials:type_name -> kubeopera.provider.v1.DestroyRequest.CredentialsEntry
+	27, // 16: kubeopera.provider.v1.UpdateRequest.inputs:type_name -> kubeopera.provider.v1.UpdateRequest.InputsEntry
+	28, // 17: kubeopera.provider.v1.UpdateRequest.credentials:type_name -> kubeopera.provider.v1.UpdateRequest.CredentialsEntry
+	4,  // 18: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
+	9,  // 19: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
+	11, // 20: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
+	13, // 21: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
+	15, // 22: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
+	17, // 23: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
+	18, // 24: kubeopera.provider.v1.Provider.Update:input_type -> kubeopera.provider.v1.UpdateRequest
+	7,  // 25: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
+	10, // 26: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
+	12, // 27: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
+	14, // 28: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
+	16, // 29: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
+	12, // 30: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
+	12, // 31: kubeopera.provider.v1.Provider.Update:output_type -> kubeopera.provider.v1.Operation
+	25, // [25:32] is the sub-list for method output_type
+	18, // [18:25] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_provider_proto_init() }
@@ -1379,7 +1588,7 @@ func file_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_provider_proto_rawDesc), len(file_provider_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   21,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -31,6 +31,7 @@ const (
 	Provider_Status_FullMethodName     = "/kubeopera.provider.v1.Provider/Status"
 	Provider_Kubeconfig_FullMethodName = "/kubeopera.provider.v1.Provider/Kubeconfig"
 	Provider_Destroy_FullMethodName    = "/kubeopera.provider.v1.Provider/Destroy"
+	Provider_Update_FullMethodName     = "/kubeopera.provider.v1.Provider/Update"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -43,6 +44,10 @@ type ProviderClient interface {
 	Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*OperationStatus, error)
 	Kubeconfig(ctx context.Context, in *KubeconfigRequest, opts ...grpc.CallOption) (*KubeconfigResponse, error)
 	Destroy(ctx context.Context, in *DestroyRequest, opts ...grpc.CallOption) (*Operation, error)
+	// Update changes a running cluster's node count or Kubernetes version
+	// (capabilities "scale" and "upgrade"). Added within v1: a plugin built
+	// before it answers UNIMPLEMENTED.
+	Update(ctx context.Context, in *UpdateRequest, opts ...grpc.CallOption) (*Operation, error)
 }
 
 type providerClient struct {
@@ -113,6 +118,16 @@ func (c *providerClient) Destroy(ctx context.Context, in *DestroyRequest, opts .
 	return out, nil
 }
 
+func (c *providerClient) Update(ctx context.Context, in *UpdateRequest, opts ...grpc.CallOption) (*Operation, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Operation)
+	err := c.cc.Invoke(ctx, Provider_Update_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -123,6 +138,10 @@ type ProviderServer interface {
 	Status(context.Context, *StatusRequest) (*OperationStatus, error)
 	Kubeconfig(context.Context, *KubeconfigRequest) (*KubeconfigResponse, error)
 	Destroy(context.Context, *DestroyRequest) (*Operation, error)
+	// Update changes a running cluster's node count or Kubernetes version
+	// (capabilities "scale" and "upgrade"). Added within v1: a plugin built
+	// before it answers UNIMPLEMENTED.
+	Update(context.Context, *UpdateRequest) (*Operation, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -150,6 +169,9 @@ func (UnimplementedProviderServer) Kubeconfig(context.Context, *KubeconfigReques
 }
 func (UnimplementedProviderServer) Destroy(context.Context, *DestroyRequest) (*Operation, error) {
 	return nil, status.Error(codes.Unimplemented, "method Destroy not implemented")
+}
+func (UnimplementedProviderServer) Update(context.Context, *UpdateRequest) (*Operation, error) {
+	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -280,6 +302,24 @@ func _Provider_Destroy_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Provider_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Update(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Update_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Update(ctx, req.(*UpdateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -310,6 +350,10 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Destroy",
 			Handler:    _Provider_Destroy_Handler,
+		},
+		{
+			MethodName: "Update",
+			Handler:    _Provider_Update_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -125,7 +125,11 @@ export interface paths {
         delete: operations["disconnectCluster"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         */
+        patch: operations["updateCluster"];
         trace?: never;
     };
     "/api/v1/clusters/{id}/health": {
@@ -534,7 +538,7 @@ export interface components {
             /** @enum {string} */
             source: "self_registered" | "connected_existing" | "provisioned_vanilla" | "provisioned_eks" | "provisioned";
             /** @enum {string} */
-            status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown";
+            status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
             /** Format: date-time */
             updated_at: string;
         };
@@ -665,7 +669,7 @@ export interface components {
             message: string;
             name: string;
             /** @enum {string} */
-            status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown";
+            status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
         };
         Node: {
             conditions: {
@@ -833,6 +837,10 @@ export interface components {
         TokenList: {
             items: components["schemas"]["Token"][];
         };
+        UpdateClusterRequest: {
+            kubernetesVersion?: string;
+            nodeCount?: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -924,7 +932,7 @@ export interface operations {
                 /** @description The continue value of the previous page (needs the same limit) */
                 continue?: string;
                 /** @description Only clusters in this phase */
-                phase?: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown";
+                phase?: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
                 /** @description Only clusters of this provider (aws, gcp, ...) */
                 provider?: string;
                 /** @description Only clusters that came to KubeOpera this way */
@@ -1408,6 +1416,123 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the cluster */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateClusterRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecycleResponse"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2928,14 +3053,14 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const pathsApiV1ClustersGetParametersQueryPhaseValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["phase"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown"];
+export const pathsApiV1ClustersGetParametersQueryPhaseValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["phase"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const pathsApiV1ClustersGetParametersQuerySourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["badge"]> = ["green", "amber", "red", "gray"];
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
-export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown"];
+export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const healthScoreBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthScore"]["badge"]> = ["green", "amber", "red", "unknown"];
 export const issuedTokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssuedToken"]["role"]> = ["viewer", "platform-admin"];
-export const lifecycleResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifecycleResponse"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown"];
+export const lifecycleResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifecycleResponse"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const overviewRowBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["badge"]> = ["green", "amber", "red", "unknown"];
 export const providerAvailabilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["availability"]> = ["AVAILABLE", "SOON"];
 export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["viewer", "platform-admin"];

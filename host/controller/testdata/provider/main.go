@@ -4,8 +4,11 @@
 // a cluster ID starting with "doomed"), and Kubeconfig returns the file
 // $TESTCLOUD_KUBECONFIG, expiring after $TESTCLOUD_KUBECONFIG_TTL when set
 // (each such call is counted in the state file "kubeconfig"). Destroy runs
-// like Provision (see there). Its state lives in $TESTCLOUD_STATE, so a
-// restarted plugin (or controller) continues where it was.
+// like Provision (see there). Update (scale and upgrade, from version
+// v1.37.2 to 1.38) records the cluster's new shape in the state file
+// "shape-<id>" and runs like Provision; Status then reports that shape.
+// Its state lives in $TESTCLOUD_STATE, so a restarted plugin (or
+// controller) continues where it was.
 package main
 
 import (
@@ -36,8 +39,43 @@ func bump(name string) int {
 
 func (testcloud) GetInfo(context.Context) (sdk.Info, error) {
 	return sdk.Info{Name: "testcloud", DisplayName: "Test cloud", Cloud: "test", Topologies: []string{"test"},
-		Availability: sdk.Available, PluginVersion: "test",
-		Capabilities: []sdk.Capability{sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy}}, nil
+		Availability: sdk.Available, PluginVersion: "test", Schema: schema, NodeCountInput: "nodeCount",
+		Upgrades:     []sdk.Upgrade{{From: "v1.37.2", To: []string{"1.38"}}},
+		Capabilities: []sdk.Capability{sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy, sdk.CapScale, sdk.CapUpgrade}}, nil
+}
+
+var schema = []sdk.InputField{{Name: "nodeCount", Type: sdk.Int, Default: "2", Min: sdk.Bound(1), Max: sdk.Bound(5), Help: "worker nodes"}}
+
+// Update records the desired shape and returns "update-<id>-<n>-<version>".
+func (t testcloud) Update(ctx context.Context, r sdk.UpdateRequest) (sdk.Operation, error) {
+	info, _ := t.GetInfo(ctx)
+	nodes, version := shape(r.ClusterID)
+	if r.NodeCount != 0 {
+		if err := sdk.CheckNodeCount(info, r.NodeCount); err != nil {
+			return sdk.Operation{}, err
+		}
+		nodes = r.NodeCount
+	}
+	if r.KubernetesVersion != "" {
+		if err := sdk.CheckUpgrade(info, version, r.KubernetesVersion); err != nil {
+			return sdk.Operation{}, err
+		}
+		version = r.KubernetesVersion
+	}
+	bump("update-" + r.ClusterID)
+	_ = os.WriteFile(state("shape-"+r.ClusterID), []byte(strconv.Itoa(nodes)+" "+version), 0o644)
+	return sdk.Operation{ID: "update-" + r.ClusterID + "-" + strconv.Itoa(nodes) + "-" + version}, nil
+}
+
+// shape is cluster id's node count and version (2 and v1.37.2 at first).
+func shape(id string) (int, string) {
+	b, err := os.ReadFile(state("shape-" + id))
+	if err != nil {
+		return 2, "v1.37.2"
+	}
+	f := strings.Fields(string(b))
+	n, _ := strconv.Atoi(f[0])
+	return n, f[1]
 }
 
 func (testcloud) Validate(context.Context, sdk.ValidateRequest) error {
@@ -56,6 +94,17 @@ func (testcloud) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationSt
 	polls, _ := strconv.Atoi(os.Getenv("TESTCLOUD_POLLS"))
 	if strings.HasPrefix(r.OperationID, "destroy-") && strings.Count(r.OperationID, "-") >= 2 {
 		return destroyStatus(r.OperationID, bump("status-"+r.OperationID), polls), nil
+	}
+	if rest, ok := strings.CutPrefix(r.OperationID, "update-"); ok {
+		n := bump("status-" + r.OperationID)
+		id := rest[:strings.Index(rest, "-")]
+		nodes, version := shape(id)
+		if n <= polls {
+			return sdk.OperationStatus{OperationID: r.OperationID, State: sdk.Running, Progress: 100 * n / (polls + 1),
+				Message: "changing machines " + strconv.Itoa(n) + "/" + strconv.Itoa(polls)}, nil
+		}
+		return sdk.OperationStatus{OperationID: r.OperationID, State: sdk.Succeeded, Progress: 100, Message: "updated",
+			NodeCount: nodes, KubernetesVersion: version}, nil
 	}
 	if !strings.HasPrefix(r.OperationID, "op-") {
 		return sdk.OperationStatus{}, sdk.NotFound("no operation %q", r.OperationID)
