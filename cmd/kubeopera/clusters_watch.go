@@ -44,6 +44,14 @@ func newClustersWatchCommand(c *conn) *cobra.Command {
 // follow prints every new phase of cluster id until it is Ready or gone
 // (nil), Failed (exit code 9), or within is over (10).
 func follow(ctx context.Context, cl *apiclient.ClientWithResponses, out io.Writer, id string, within time.Duration) error {
+	return followUntil(ctx, cl, out, id, within, func(r *apiclient.Cluster) bool { return r.Status == apiclient.ClusterStatusReady })
+}
+
+// followUntil prints a cluster's phase changes until done says the
+// cluster is where the caller wants it, the cluster Failed or is gone, or
+// within passed.
+func followUntil(ctx context.Context, cl *apiclient.ClientWithResponses, out io.Writer, id string, within time.Duration,
+	done func(*apiclient.Cluster) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	last := ""
@@ -62,10 +70,10 @@ func follow(ctx context.Context, cl *apiclient.ClientWithResponses, out io.Write
 				last = now
 				fmt.Fprintf(out, "%s  %s  %s\n", time.Now().Format("15:04:05"), r.Name, now)
 			}
-			switch r.Status {
-			case apiclient.ClusterStatusReady:
+			switch {
+			case done(r):
 				return nil
-			case apiclient.ClusterStatusFailed:
+			case r.Status == apiclient.ClusterStatusFailed:
 				return &exitError{code: exitFailed, err: fmt.Errorf("cluster %s failed: %s", r.Name, r.Message)}
 			}
 		}
