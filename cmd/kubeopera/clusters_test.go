@@ -141,6 +141,19 @@ func TestCLIAgainstARealServer(t *testing.T) {
 	if exitCodeOf(err) != exitUnavailable || strings.Count(err.Error(), "\n") != 0 || !strings.HasPrefix(err.Error(), "503 Service Unavailable: ") {
 		t.Errorf("teardown without a management cluster: %v (exit %d), want one line and exit %d", err, exitCodeOf(err), exitUnavailable)
 	}
+	// Day 2: the server refuses what no plugin can do (409), before any
+	// change; the CLI refuses a scale with no count itself.
+	if _, err = runCLI(t, "", "clusters", "scale", "prod"); exitCodeOf(err) != exitUsage {
+		t.Errorf("scale without --nodes: %v (exit %d), want %d", err, exitCodeOf(err), exitUsage)
+	}
+	_, err = runCLI(t, "", "clusters", "scale", "prod", "--nodes", "4")
+	if exitCodeOf(err) != exitConflict || !strings.Contains(err.Error(), "aws-eks is not loaded") {
+		t.Errorf("scale of a cluster whose plugin is not loaded: %v (exit %d), want exit %d naming the plugin", err, exitCodeOf(err), exitConflict)
+	}
+	_, err = runCLI(t, "", "clusters", "upgrade", "edge", "--version", "1.38")
+	if exitCodeOf(err) != exitConflict || !strings.Contains(err.Error(), "not provisioned by KubeOpera") {
+		t.Errorf("upgrade of a connected cluster: %v (exit %d), want exit %d", err, exitCodeOf(err), exitConflict)
+	}
 	if out, err = runCLI(t, "", "clusters", "disconnect", "edge"); err != nil || !strings.Contains(out, "edge: disconnected") {
 		t.Errorf("disconnect: %v\n%s", err, out)
 	}
