@@ -17,7 +17,11 @@ const (
 	// gatewayAPICRDPath is the repository's kustomization of the standard
 	// channel's CRDs (and its safe-upgrade admission policy).
 	gatewayAPICRDPath = "./config/crd"
-	gatewayAPIName    = "gateway-api"
+	// GatewayAPISource names the tree's GitRepository and Flux
+	// Kustomization of the Gateway API CRDs, in the Flux namespace. They
+	// carry the cluster's label like KubeOpera's own Flux objects, so a
+	// disconnect removes them too; the CRDs they applied stay.
+	GatewayAPISource = "gateway-api"
 )
 
 // Names of the Gateway objects.
@@ -43,7 +47,7 @@ const (
 func gatewayAPICRDs(p Params) []any {
 	repo := &sourcev1.GitRepository{
 		TypeMeta:   metav1.TypeMeta{APIVersion: sourcev1.GroupVersion.String(), Kind: sourcev1.GitRepositoryKind},
-		ObjectMeta: metav1.ObjectMeta{Name: gatewayAPIName, Namespace: p.FluxNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: GatewayAPISource, Namespace: p.FluxNamespace},
 		Spec: sourcev1.GitRepositorySpec{
 			URL:       gatewayAPIRepoURL,
 			Reference: &sourcev1.GitRepositoryRef{Tag: GatewayAPIVersion},
@@ -52,13 +56,15 @@ func gatewayAPICRDs(p Params) []any {
 	}
 	ks := &kustomizev1.Kustomization{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kustomizev1.GroupVersion.String(), Kind: kustomizev1.KustomizationKind},
-		ObjectMeta: metav1.ObjectMeta{Name: gatewayAPIName, Namespace: p.FluxNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: GatewayAPISource, Namespace: p.FluxNamespace},
 		Spec: kustomizev1.KustomizationSpec{
 			Interval:  metav1.Duration{Duration: releaseInterval},
 			Path:      gatewayAPICRDPath,
-			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: gatewayAPIName},
-			// CRDs hold every Gateway and route: never pruned.
-			Prune: false,
+			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: GatewayAPISource},
+			// CRDs hold every Gateway and route: never pruned, and left in
+			// place when the Kustomization goes (a disconnect).
+			Prune:          false,
+			DeletionPolicy: kustomizev1.DeletionPolicyOrphan,
 		},
 	}
 	return []any{repo, ks}

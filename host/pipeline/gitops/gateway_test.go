@@ -87,7 +87,7 @@ func TestIngressNginxOnlyWhenAsked(t *testing.T) {
 	}
 	for _, o := range objs {
 		if o.GroupVersionKind().Group == gatewayv1.GroupName || o.GetName() == releaseEnvoyGateway ||
-			o.GetName() == gatewayAPIName {
+			o.GetName() == GatewayAPISource {
 			t.Errorf("%s %s in a tree that asked for ingress-nginx", o.GetKind(), o.GetName())
 		}
 	}
