@@ -41,6 +41,9 @@ const (
 	releaseEnvoyGatewayCRDs = "envoy-gateway-crds"
 )
 
+// awsLoadBalancerType picks the AWS load balancer of a Service.
+const awsLoadBalancerType = "service.beta.kubernetes.io/aws-load-balancer-type"
+
 // gatewayAPICRDs is a Flux GitRepository of the Gateway API release and a
 // Flux Kustomization that applies its standard CRDs. Flux's own kinds
 // apply on a cluster with only Flux, as the layer requires.
@@ -121,12 +124,19 @@ func gateway(p Params) *gatewayv1.Gateway {
 			AllowedRoutes: &gatewayv1.AllowedRoutes{Namespaces: &gatewayv1.RouteNamespaces{From: &same}},
 		})
 	}
-	return &gatewayv1.Gateway{
+	gw := &gatewayv1.Gateway{
 		TypeMeta: metav1.TypeMeta{APIVersion: gatewayv1.GroupVersion.String(), Kind: "Gateway"},
 		ObjectMeta: metav1.ObjectMeta{Name: GatewayName, Namespace: NamespaceSystem,
 			Annotations: map[string]string{"cert-manager.io/cluster-issuer": p.ClusterIssuer}},
 		Spec: gatewayv1.GatewaySpec{GatewayClassName: GatewayClassName, Listeners: listeners},
 	}
+	if p.Provider == ProviderAWS {
+		// Envoy Gateway copies the Gateway's infrastructure annotations onto
+		// the LoadBalancer Service it makes: a Network Load Balancer.
+		gw.Spec.Infrastructure = &gatewayv1.GatewayInfrastructure{Annotations: map[gatewayv1.AnnotationKey]gatewayv1.AnnotationValue{
+			awsLoadBalancerType: "nlb"}}
+	}
+	return gw
 }
 
 // httpRoute sends every request for host, through the Gateway's HTTPS

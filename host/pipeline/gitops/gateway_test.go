@@ -71,6 +71,14 @@ func TestGatewayServesTheDomainOverTLS(t *testing.T) {
 			t.Errorf("HTTPRoute %s backends %+v, want the server's Service port %d", r.Name, b, svc.Spec.Ports[0].Port)
 		}
 	}
+	if lb := gw.Spec.Infrastructure; lb == nil || lb.Annotations[awsLoadBalancerType] != "nlb" {
+		t.Errorf("AWS Gateway infrastructure %+v, want an NLB for its Service", lb)
+	}
+	var other gatewayv1.Gateway
+	fromUnstructured(t, find(t, everything(t, minimalParams()), "Gateway", GatewayName), &other)
+	if other.Spec.Infrastructure != nil {
+		t.Errorf("Gateway of an unknown provider has infrastructure %+v, want none", other.Spec.Infrastructure)
+	}
 	want := []string{p.APIHost(), p.DashboardHost()}
 	if got := slices.Sorted(maps.Keys(hosts)); !slices.Equal(got, want) || len(https) != len(want) {
 		t.Errorf("HTTPRoute hosts %v, HTTPS listeners %d; want %v", got, len(https), want)

@@ -113,7 +113,7 @@ func ingressNginx(p Params) []any {
 	if p.Provider == ProviderAWS {
 		// A Network Load Balancer passes TLS through to ingress-nginx.
 		controller["service"] = map[string]any{"annotations": map[string]any{
-			"service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+			awsLoadBalancerType: "nlb",
 		}}
 	}
 	return []any{

@@ -145,6 +145,12 @@ func TestEnvoyGatewayValuesAreUpstreams(t *testing.T) {
 		checkKeysExist(t, name, ours, values, "")
 	}
 
+	// The AWS Gateway's NLB annotation reaches the Service only because
+	// Envoy Gateway copies a Gateway's infrastructure annotations.
+	translator, err := os.ReadFile(filepath.Join(dir, "internal", "gatewayapi", "translator.go"))
+	if err != nil || !bytes.Contains(translator, []byte("range gtw.Spec.Infrastructure.Annotations")) {
+		t.Errorf("Envoy Gateway %s does not copy Gateway infrastructure annotations (%v)", chartEnvoyGateway.version, err)
+	}
 	body, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
