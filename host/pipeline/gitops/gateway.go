@@ -75,7 +75,10 @@ func gatewayAPICRDs(p Params) []any {
 
 // envoyGateway installs Envoy Gateway: its own CRDs from the CRD chart
 // (the Gateway API CRDs come from gatewayAPICRDs, so the chart's bundled
-// copy is off), then the controller without its CRD subchart.
+// copy is off), then the controller without its CRD subchart. A
+// HelmRelease cannot wait on a Flux Kustomization: until the Gateway API
+// CRDs are served the controller (and cert-manager's Gateway support)
+// restarts, as on any cluster where CRDs arrive after their controller.
 func envoyGateway(p Params) []any {
 	crds := map[string]any{"crds": map[string]any{
 		"gatewayAPI":   map[string]any{"enabled": false},
