@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: all build plugins cli tools testbin test-aws generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
+.PHONY: chart-sync all build plugins cli tools testbin test-aws generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
 
 all: build
 
@@ -57,9 +57,21 @@ generate: tools
 	$(TOOLS)/buf generate
 	$(GO) run ./hack/openapi > web/openapi.json
 	$(TOOLS)/oapi-codegen -config internal/apiclient/oapi-codegen.yaml web/openapi.json
+	$(MAKE) chart-sync
+
+# The Helm chart's CRD and RBAC are copies of config/crd and the RBAC of
+# config/rbac and config/server (one source for both installs); the chart's
+# test fails when they drift.
+CHART := charts/kubeopera
+chart-sync:
+	cp config/crd/bases/kubeopera.io_hostclusters.yaml $(CHART)/crds/
+	cp config/rbac/role.yaml $(CHART)/files/rbac/controller-role.yaml
+	cp config/rbac/role_binding.yaml $(CHART)/files/rbac/controller-role-binding.yaml
+	cp config/rbac/role_binding_jobs.yaml $(CHART)/files/rbac/controller-role-binding-jobs.yaml
+	cp config/server/rbac.yaml $(CHART)/files/rbac/server-rbac.yaml
 
 # CI: regenerate and fail when the committed code differs.
-GENERATED := sdk/internal/proto host/api config/crd config/rbac web/openapi.json internal/apiclient
+GENERATED := sdk/internal/proto host/api config/crd config/rbac web/openapi.json internal/apiclient $(CHART)/crds $(CHART)/files
 check-generated: generate
 	@git diff --exit-code -- $(GENERATED) && \
 		test -z "$$(git status --porcelain -- $(GENERATED))" || \

@@ -15,8 +15,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
 )
 
 // apiServer stands in for a target's API server: it records the requests
@@ -188,23 +190,38 @@ func TestFirstAdminToAServerThatNeverAnswersStallsInBoundedTime(t *testing.T) {
 }
 
 // At Ready the message names the DNS records to create, read from the
-// ingress controller's Service, or says it has no address yet.
-func TestDNSAdviceReadsTheIngressAddress(t *testing.T) {
+// tree's Gateway's status addresses, or says it has none yet; a cluster
+// that asked for ingress-nginx reads the controller's Service instead.
+func TestDNSAdviceReadsTheGatewayAddress(t *testing.T) {
 	ctx := context.Background()
 	p := New(Options{})
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: ingressService, Namespace: ingressNamespace}}
-	tc := fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(svc).Build()
+	gw := &gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: gitops.GatewayName, Namespace: gitops.NamespaceSystem}}
 	hc := adminCluster("c1")
 	hc.Spec.Domain = "ops.example.com"
-	msg := p.dnsAdvice(ctx, hc, &target{client: tc})
+	msg := p.dnsAdvice(ctx, hc, &target{client: fake.NewClientBuilder().WithScheme(p.scheme).Build()})
+	if !strings.Contains(msg, "Gateway kubeopera-system/kubeopera") || !strings.Contains(msg, "not found") {
+		t.Errorf("no Gateway: %q", msg)
+	}
+	tc := fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(gw.DeepCopy()).Build()
+	msg = p.dnsAdvice(ctx, hc, &target{client: tc})
 	if !strings.Contains(msg, "ops.example.com and api.ops.example.com") || !strings.Contains(msg, "has none yet") {
 		t.Errorf("no address yet: %q", msg)
 	}
-	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "abc.elb.eu-north-1.amazonaws.com"}}
-	tc = fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(svc).Build()
+	host := gatewayv1.HostnameAddressType
+	gw.Status.Addresses = []gatewayv1.GatewayStatusAddress{{Type: &host, Value: "abc.elb.eu-north-1.amazonaws.com"}}
+	tc = fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(gw).Build()
 	msg = p.dnsAdvice(ctx, hc, &target{client: tc})
-	if !strings.Contains(msg, "CNAME records for ops.example.com and api.ops.example.com pointing at abc.elb.eu-north-1.amazonaws.com") {
+	if !strings.Contains(msg, "CNAME records for ops.example.com and api.ops.example.com pointing at abc.elb.eu-north-1.amazonaws.com (Gateway kubeopera-system/kubeopera)") {
 		t.Errorf("with a load balancer: %q", msg)
+	}
+
+	hc.Spec.IngressNginx = true
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: ingressService, Namespace: ingressNamespace}}
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.7"}}
+	tc = fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(svc, gw).Build()
+	msg = p.dnsAdvice(ctx, hc, &target{client: tc})
+	if !strings.Contains(msg, "A records for ops.example.com and api.ops.example.com pointing at 203.0.113.7 (the ingress-nginx") {
+		t.Errorf("with ingress-nginx: %q", msg)
 	}
 }
 

@@ -236,6 +236,7 @@ func TestConnectedClusterConvergesToReady(t *testing.T) {
 	}
 
 	checkClusterIssuer(t, f)
+	checkGateway(t, f, hc)
 	// The admin: created once, with the password kept on the host.
 	checkAdmin(t, f, hc)
 	commits := f.git.CommitCount(t, "fleet", "main")

@@ -180,6 +180,14 @@ func (c *Controllers) env(kubeconfigPath, name string) ([]string, error) {
 		"KUBECONFIG":        kubeconfigPath,
 		"RUNTIME_NAMESPACE": Namespace,
 		"TMPDIR":            tmp,
+		// Nothing here may dial past loopback: every source the tree names
+		// outside it (chart repositories, the Gateway API CRDs' git
+		// repository) goes to a proxy on a closed loopback port instead,
+		// so the fetch fails at once without a name lookup or a dial out,
+		// and shows as the source's Ready=False. Loopback (the test's git
+		// server, the artifact server) is never proxied.
+		"HTTPS_PROXY": OfflineProxy, "HTTP_PROXY": OfflineProxy, "https_proxy": OfflineProxy, "http_proxy": OfflineProxy,
+		"NO_PROXY": "127.0.0.1,localhost,::1", "no_proxy": "127.0.0.1,localhost,::1",
 		// Read as flag defaults; set ones must not leak in from the test's env.
 		"EVENTS_ADDR": "", "METRICS_ADDR": "", "STORAGE_PATH": "", "STORAGE_ADDRESS": "", "STORAGE_ADV_ADDR": "",
 	}
@@ -270,6 +278,10 @@ func ensureNamespace(ctx context.Context, kubeconfigPath string) error {
 	}
 	return waitServed(ctx, cs)
 }
+
+// OfflineProxy is the proxy the controllers send every request beyond
+// loopback to: port 1 of loopback, where nothing listens.
+const OfflineProxy = "http://127.0.0.1:1"
 
 // servedKinds are the kinds the two controllers watch, by group version.
 var servedKinds = map[string][]string{

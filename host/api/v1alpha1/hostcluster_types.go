@@ -95,6 +95,11 @@ type HostClusterSpec struct {
 	// Domain publishes KubeOpera's services on the cluster.
 	// +optional
 	Domain string `json:"domain,omitempty"`
+	// IngressNginx publishes KubeOpera through ingress-nginx and Ingresses
+	// instead of a Gateway API Gateway (Envoy Gateway). ingress-nginx was
+	// retired on 2026-03-24: set it only for a cluster that needs it.
+	// +optional
+	IngressNginx bool `json:"ingressNginx,omitempty"`
 	// RegistryPullSecretRef replaces the platform's default image pull secret.
 	// +optional
 	RegistryPullSecretRef string `json:"registryPullSecretRef,omitempty"`

@@ -31,11 +31,14 @@ const (
 )
 
 func appsFiles(p Params) []file {
-	return []file{
+	files := []file{
 		{"server.yaml", server(p)},
 		{"controller.yaml", controller(p)},
-		{"dashboard.yaml", dashboard(p)},
 	}
+	if p.IngressNginx {
+		files = append(files, file{"dashboard.yaml", dashboard(p)})
+	}
+	return files
 }
 
 func server(p Params) []any {
@@ -51,11 +54,11 @@ func server(p Params) []any {
 	c.LivenessProbe = httpProbe("/healthz", "http")
 	objs := []any{serviceAccount(ServerName)}
 	objs = append(objs, serverRBAC()...)
-	return append(objs,
-		deployment(p, ServerName, "server", c),
-		service(ServerName, "server"),
-		ingress(p, ServerName, ServerName, p.APIHost()),
-	)
+	objs = append(objs, deployment(p, ServerName, "server", c), service(ServerName, "server"))
+	if p.IngressNginx {
+		objs = append(objs, ingress(p, ServerName, ServerName, p.APIHost()))
+	}
+	return objs
 }
 
 func controller(p Params) []any {

@@ -51,7 +51,11 @@ func infrastructureFiles(p Params) []file {
 	files := []file{
 		{"namespaces.yaml", namespaces(p)},
 		{"cert-manager.yaml", certManager(p)},
-		{"ingress-nginx.yaml", ingressNginx(p)},
+	}
+	if p.IngressNginx {
+		files = append(files, file{"ingress-nginx.yaml", ingressNginx(p)})
+	} else {
+		files = append(files, file{"gateway-api.yaml", gatewayAPICRDs(p)}, file{"envoy-gateway.yaml", envoyGateway(p)})
 	}
 	if objs := storage(p); len(objs) > 0 {
 		files = append(files, file{"storage.yaml", objs})
@@ -61,7 +65,11 @@ func infrastructureFiles(p Params) []file {
 
 func namespaces(p Params) []any {
 	var objs []any
-	for _, name := range []string{namespaceCertManager, namespaceIngressNginx, namespaceCNPG, NamespaceData, NamespaceSystem} {
+	edge := namespaceEnvoyGateway
+	if p.IngressNginx {
+		edge = namespaceIngressNginx
+	}
+	for _, name := range []string{namespaceCertManager, edge, namespaceCNPG, NamespaceData, NamespaceSystem} {
 		ns := &corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -80,6 +88,15 @@ func certManager(p Params) []any {
 		// so certificates survive a re-install.
 		"crds": map[string]any{"enabled": true, "keep": true},
 	}
+	if !p.IngressNginx {
+		// Certificates for the Gateway's listeners (gateway-shim) and the
+		// HTTP-01 solver's HTTPRoutes.
+		values["config"] = map[string]any{
+			"apiVersion": "controller.config.cert-manager.io/v1alpha1",
+			"kind":       "ControllerConfiguration",
+			"gatewayAPI": map[string]any{"enabled": true},
+		}
+	}
 	return []any{
 		helmRepository(p, chartCertManager),
 		release(p, releaseCertManager, namespaceCertManager, chartCertManager, values),
@@ -96,7 +113,7 @@ func ingressNginx(p Params) []any {
 	if p.Provider == ProviderAWS {
 		// A Network Load Balancer passes TLS through to ingress-nginx.
 		controller["service"] = map[string]any{"annotations": map[string]any{
-			"service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+			awsLoadBalancerType: "nlb",
 		}}
 	}
 	return []any{

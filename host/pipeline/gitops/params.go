@@ -41,8 +41,8 @@ type Params struct {
 	// "" / "other" for anything else. It picks the StorageClass (see
 	// Storage) and cloud-specific ingress Service annotations.
 	Provider string
-	// ClusterIssuer is the cert-manager ClusterIssuer the Ingresses name in
-	// their cert-manager.io/cluster-issuer annotation; default
+	// ClusterIssuer is the cert-manager ClusterIssuer the Gateway (or the
+	// Ingresses) name in their cert-manager.io/cluster-issuer annotation; default
 	// DefaultClusterIssuer. The tree creates it in its tls layer.
 	ClusterIssuer string
 	// FluxNamespace is where Flux runs and where the tree's HelmRepository
@@ -55,6 +55,10 @@ type Params struct {
 	// AWS (aws-vanilla makes no StorageClass; EKS from 1.30 no longer marks
 	// its in-tree gp2 class default). A connected cluster keeps its own.
 	DefaultStorageClass bool
+	// IngressNginx publishes KubeOpera through ingress-nginx and Ingresses
+	// instead of the tree's Gateway (Envoy Gateway, HTTPRoutes), for a
+	// cluster that asks for the retired controller.
+	IngressNginx bool
 }
 
 // Database sizes the PostgreSQL cluster that CloudNativePG runs for KubeOpera.

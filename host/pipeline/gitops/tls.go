@@ -4,13 +4,20 @@ package gitops
 // ClusterIssuer registers its account.
 const ACMEServer = "https://acme-v02.api.letsencrypt.org/directory"
 
-// tlsFiles is the tls layer: the cert-manager ClusterIssuer the Ingresses
-// name, issuing from Let's Encrypt with the HTTP-01 challenge answered
-// through ingress-nginx. It is a layer of its own because its kind exists
-// only once the cert-manager chart (infrastructure) has installed its
-// CRDs; Flux retries it until then, and apps does not wait for it.
+// tlsFiles is the tls layer: the cert-manager ClusterIssuer the Gateway
+// names, issuing from Let's Encrypt with the HTTP-01 challenge answered
+// through the Gateway, and the Gateway API objects that publish KubeOpera
+// (with IngressNginx: the ClusterIssuer alone, answered through
+// ingress-nginx, for the Ingresses in apps). It is a layer of its own
+// because its kinds exist only once infrastructure has installed the
+// cert-manager and Gateway API CRDs; Flux retries it until then, and apps
+// does not wait for it.
 func tlsFiles(p Params) []file {
-	return []file{{"cluster-issuer.yaml", []any{clusterIssuer(p)}}}
+	files := []file{{"cluster-issuer.yaml", []any{clusterIssuer(p)}}}
+	if !p.IngressNginx {
+		files = append(files, file{"gateway.yaml", gatewayObjects(p)})
+	}
+	return files
 }
 
 func clusterIssuer(p Params) map[string]any {
@@ -24,7 +31,7 @@ func clusterIssuer(p Params) map[string]any {
 				"email":               p.AcmeEmail(),
 				"privateKeySecretRef": map[string]any{"name": p.ClusterIssuer + "-account-key"},
 				"solvers": []any{map[string]any{
-					"http01": map[string]any{"ingress": map[string]any{"ingressClassName": IngressClassName}},
+					"http01": http01Solver(p),
 				}},
 			},
 		},

@@ -37,6 +37,8 @@ var allowedKinds = map[schema.GroupVersionKind]bool{
 	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"}:                    true,
 	{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass"}:                  false,
 	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmRepository"}:      true,
+	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"}:       true,
+	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}:    true,
 	{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}:           true,
 }
 
@@ -47,12 +49,20 @@ var (
 )
 
 // variants cover the shapes of tree: full AWS, the bare minimum at the
-// repository root, and a GKE cluster with a custom database.
+// repository root, a GKE cluster with a custom database, and an AWS
+// cluster that asked for ingress-nginx.
 func variants() map[string]Params {
 	gcp := minimalParams()
 	gcp.Provider, gcp.Path = ProviderGCP, "fleet/gke/c1"
 	gcp.Database = Database{Instances: 3, Size: "50Gi", StorageClass: "premium-rwo", PostgresVersion: "16"}
-	return map[string]Params{"aws": prodParams(), "minimal": minimalParams(), "gcp": gcp}
+	return map[string]Params{"aws": prodParams(), "minimal": minimalParams(), "gcp": gcp, "ingress-nginx": nginxParams()}
+}
+
+// nginxParams are prodParams for a cluster that asked for ingress-nginx.
+func nginxParams() Params {
+	p := prodParams()
+	p.IngressNginx = true
+	return p
 }
 
 func TestEveryKustomizationBuildsToAppliableLabelledObjects(t *testing.T) {
@@ -87,8 +97,8 @@ func TestTreeHoldsEveryComponent(t *testing.T) {
 		repo := str(t, hr, "spec", "chart", "spec", "sourceRef", "name")
 		find(t, objs, "HelmRepository", repo)
 	}
-	want := map[string]string{"cert-manager": "cert-manager", "ingress-nginx": "ingress-nginx",
-		"cloudnative-pg": "cloudnative-pg", DatabaseRelease: "cluster"}
+	want := map[string]string{"cert-manager": "cert-manager", releaseEnvoyGateway: "gateway-helm",
+		releaseEnvoyGatewayCRDs: "gateway-crds-helm", "cloudnative-pg": "cloudnative-pg", DatabaseRelease: "cluster"}
 	if !reflect.DeepEqual(charts, want) {
 		t.Errorf("HelmReleases (name: chart) = %v, want %v", charts, want)
 	}
@@ -136,8 +146,10 @@ func TestDatabaseIsWhereTheAppsLookAndWaitsForItsOperator(t *testing.T) {
 	}
 }
 
+// A cluster that asks for ingress-nginx gets Ingresses instead of the
+// Gateway (gateway_test.go holds the default).
 func TestIngressesServeTheDomainOverTLS(t *testing.T) {
-	p := prodParams()
+	p := nginxParams()
 	objs := build(t, p, generate(t, p), AppsDir)
 	want := map[string]string{ServerName: "api.ops.example.com", DashboardName: "ops.example.com"}
 	got := map[string]string{}
@@ -222,7 +234,7 @@ func TestDifferentClusterOrDomainChangesTheTree(t *testing.T) {
 		"cluster ID": {func(p *Params) { p.ClusterID = "prod-us-1" },
 			[]string{"clusters/prod-eu/apps/kustomization.yaml", "clusters/prod-eu/infrastructure/kustomization.yaml"}, "prod-eu-1"},
 		"domain": {func(p *Params) { p.Domain = "kubeopera.example.net" },
-			[]string{"clusters/prod-eu/apps/server.yaml", "clusters/prod-eu/apps/dashboard.yaml"}, "ops.example.com"},
+			[]string{"clusters/prod-eu/tls/gateway.yaml"}, "ops.example.com"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := prodParams()
@@ -242,10 +254,11 @@ func TestDifferentClusterOrDomainChangesTheTree(t *testing.T) {
 
 func TestTreeLayout(t *testing.T) {
 	prod := prodParams()
-	want := []string{"README.md", "apps/controller.yaml", "apps/dashboard.yaml", "apps/kustomization.yaml",
+	want := []string{"README.md", "apps/controller.yaml", "apps/kustomization.yaml",
 		"apps/server.yaml", "infrastructure/cert-manager.yaml", "infrastructure/database.yaml",
-		"infrastructure/ingress-nginx.yaml", "infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
-		"infrastructure/storage.yaml", "tls/cluster-issuer.yaml", "tls/kustomization.yaml"}
+		"infrastructure/envoy-gateway.yaml", "infrastructure/gateway-api.yaml",
+		"infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
+		"infrastructure/storage.yaml", "tls/cluster-issuer.yaml", "tls/gateway.yaml", "tls/kustomization.yaml"}
 	var got []string
 	for _, p := range generate(t, prod).Paths() {
 		rel, ok := strings.CutPrefix(p, prod.Path+"/")
@@ -261,6 +274,17 @@ func TestTreeLayout(t *testing.T) {
 	rootWant := slices.DeleteFunc(slices.Clone(want), func(s string) bool { return s == "infrastructure/storage.yaml" })
 	if got := generate(t, minimalParams()).Paths(); !slices.Equal(got, rootWant) {
 		t.Errorf("files at the root:\n got %v\nwant %v", got, rootWant)
+	}
+	// ingress-nginx instead of Envoy Gateway, Ingresses in apps instead of
+	// the Gateway in tls.
+	nginxWant := []string{"README.md", "apps/controller.yaml", "apps/dashboard.yaml", "apps/kustomization.yaml",
+		"apps/server.yaml", "infrastructure/cert-manager.yaml", "infrastructure/database.yaml",
+		"infrastructure/ingress-nginx.yaml", "infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
+		"infrastructure/storage.yaml", "tls/cluster-issuer.yaml", "tls/kustomization.yaml"}
+	nginx := nginxParams()
+	nginx.Path = ""
+	if got := generate(t, nginx).Paths(); !slices.Equal(got, nginxWant) {
+		t.Errorf("files with ingress-nginx:\n got %v\nwant %v", got, nginxWant)
 	}
 	if got := prod.InfrastructurePath(); got != "./clusters/prod-eu/infrastructure" {
 		t.Errorf("InfrastructurePath = %q", got)
