@@ -58,6 +58,13 @@ test('Get Started → Register This Cluster gives a green card with its nodes', 
   await expect(page.getByRole('button', { name: 'Set Up Manually' })).toBeVisible();
   await expectAccessible(page);
   await shoot(page, 'clusters-get-started');
+  // The manual path offers to connect the host cluster itself.
+  await page.getByRole('button', { name: 'Set Up Manually' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
+  await expect(wizard.getByRole('checkbox', { name: 'This is the host cluster' })).toBeChecked();
+  await expectAccessible(page);
+  await page.keyboard.press('Escape');
+  await expect(wizard).toHaveCount(0);
   await page.getByRole('button', { name: 'Register This Cluster' }).click();
   const card = page.getByTestId('cluster-card').first();
   await expect(card.locator('.badge[data-colour="green"]').first()).toContainText('Ready');
@@ -152,6 +159,11 @@ test('credentials: add shows label, kind and last 4; delete removes it', async (
   await expect(row).toContainText('access_key');
   await expect(row).toContainText(/…\w{4}/);
   await expect(page.getByText('wJalrXUtnFEMI')).toHaveCount(0);
+  // Every kind the plugins declare, with its own fields: a role to assume
+  // offers the stored access keys to assume it with.
+  await page.getByLabel('Kind').selectOption({ label: 'AWS role to assume' });
+  await expect(page.getByLabel('Role ARN')).toBeVisible();
+  await expect(page.getByLabel('Assume with').locator('option', { hasText: 'e2e-key' })).toHaveCount(1);
   await expectAccessible(page);
   await shoot(page, 'credentials');
   await row.getByRole('button', { name: 'Delete e2e-key' }).click();
