@@ -89,8 +89,8 @@ test('Connect Existing: field errors from the server, then a live sandbox cluste
   await wizard.getByRole('textbox', { name: 'Name', exact: true }).fill('live-sandbox');
   await wizard.getByLabel('Region').fill('eu-north-1');
   await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(readFileSync(readState().kubeconfig!, 'utf8'));
-  await wizard.getByLabel('Domain').fill('live.example.com');
-  await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
+  // Domain and GitOps repository are left to the platform defaults
+  // (kubeopera dev's own git server): the product asks only for these.
   await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
   await expect(wizard).toHaveCount(0); // closes at once
   const card = page.getByTestId('cluster-card').filter({ hasText: 'live-sandbox' });
@@ -107,6 +107,8 @@ test('Connect Existing with an unreachable cluster: amber, then red with the rea
   const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
   await wizard.getByRole('textbox', { name: 'Name', exact: true }).fill('unreachable');
   await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(unreachableKubeconfig);
+  // The defaults can be overridden under Advanced.
+  await wizard.locator('summary', { hasText: 'Advanced' }).click();
   await wizard.getByLabel('Domain').fill('gone.example.com');
   await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
   await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
