@@ -7,22 +7,12 @@ import { apiAs, expect, expectAccessible, shoot, signIn, test } from './fixtures
 
 test.describe.configure({ mode: 'serial' });
 
-const unreachableKubeconfig = `apiVersion: v1
-kind: Config
-clusters:
-- name: gone
-  cluster:
-    server: https://127.0.0.1:1
-    insecure-skip-tls-verify: true
-users:
-- name: gone
-  user:
-    token: not-a-real-token
-contexts:
-- name: gone
-  context: {cluster: gone, user: gone}
-current-context: gone
-`;
+/**
+ * The sandbox's kubeconfig pointed at a port where nothing listens: its CA
+ * and credentials are real (the server refuses a kubeconfig that skips TLS
+ * verification), the API server is gone.
+ */
+const unreachableKubeconfig = () => readFileSync(readState().kubeconfig!, 'utf8').replace(/server: \S+/g, 'server: https://127.0.0.1:1');
 
 test('sign-in refuses a wrong password, then returns to the page asked for', async ({ page }) => {
   await page.goto('/clusters/multi');
@@ -106,7 +96,7 @@ test('Connect Existing with an unreachable cluster: amber, then red with the rea
   await page.getByRole('button', { name: 'New Cluster' }).click();
   const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
   await wizard.getByRole('textbox', { name: 'Name', exact: true }).fill('unreachable');
-  await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(unreachableKubeconfig);
+  await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(unreachableKubeconfig());
   // The defaults can be overridden under Advanced.
   await wizard.locator('summary', { hasText: 'Advanced' }).click();
   await wizard.getByLabel('Domain').fill('gone.example.com');

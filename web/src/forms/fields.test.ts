@@ -10,6 +10,10 @@ const kind = (name: string, displayName = ''): Provider['credentialKinds'][numbe
 describe('labelOf', () => {
   it('uses the declared label', () => expect(labelOf(field({ name: 'nodes', label: 'Worker nodes' }))).toBe('Worker nodes'));
   it('falls back to the name in words', () => expect(labelOf(field({ name: 'instanceType' }))).toBe('Instance type'));
+  it('takes a label equal to the name (the API\'s fallback) as none', () => {
+    expect(labelOf(field({ name: 'instanceType', label: 'instanceType' }))).toBe('Instance type');
+    expect(labelOf(field({ name: 'credentialRef', label: 'credentialRef', type: 'credential' }))).toBe('Cloud credential');
+  });
   it('calls an unlabelled credential field a cloud credential', () =>
     expect(labelOf(field({ name: 'credentialRef', type: 'credential' }))).toBe('Cloud credential'));
 });

@@ -8,10 +8,11 @@ type CredentialKind = Provider['credentialKinds'][number];
 /**
  * A field's title: its declared label; else "Cloud credential" for a
  * credential field, its name in words for any other (instanceType →
- * Instance type).
+ * Instance type). The API sends the name as the label of a field that
+ * declares none, so a label equal to the name counts as none.
  */
 export function labelOf(f: Pick<InputField, 'name' | 'label' | 'type'>): string {
-  if (f.label) return f.label;
+  if (f.label && f.label !== f.name) return f.label;
   if (f.type === 'credential') return 'Cloud credential';
   const words = f.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
