@@ -191,12 +191,14 @@ web-types:
 	$(GO) run ./hack/openapi > web/openapi.json
 	cd web && npx openapi-typescript ./openapi.json --enum-values --redocly redocly.types.yaml -o src/api/schema.ts
 
-# The dashboard in a real browser: the Playwright suite in web/e2e (its
-# npm packages come with the build's npm ci) in Debian's chromium,
+# The dashboard: first the Vitest unit tests of its pure pieces
+# (web/src/**/*.test.ts*), then in a real browser: the Playwright suite
+# in web/e2e (its npm packages come with the build's npm ci) in Debian's chromium,
 # installed with apt when /usr/bin/chromium is missing (Playwright never
 # downloads a browser), against `kubeopera dev` on a free port.
 # Screenshots: web/e2e/screenshots.
 test-web: build testbin
+	cd web && npx vitest run
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	cd web && npx playwright test
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/internal/devenv"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 )
 
@@ -77,7 +78,11 @@ func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptio
 	}
 	c := serve.Config{DataDir: env.DataDir, Listen: listen, PluginDir: o.pluginDir, Getenv: os.LookupEnv,
 		ManagementKubeconfig: env.Management.KubeconfigPath, SelfKubeconfig: env.Management.KubeconfigPath,
-		PublicMetrics: true} // a development server on loopback: scrape it without a token
+		PublicMetrics: true, // a development server on loopback: scrape it without a token
+		// Its own git server: connect and create need only a name, a
+		// provider and a kubeconfig or inputs.
+		Defaults: api.PipelineDefaults{GitOpsRepoURL: env.GitRepoURL, GitOpsPath: "clusters/" + api.NameVar,
+			Domain: api.NameVar + ".kubeopera.test", GitCredentialsSecretRef: devenv.GitSecret}}
 	// A newcomer signs in to the dashboard as admin, without the setup secret.
 	if _, err := serve.EnsureSuperAdmin(ctx, c, devAdmin, "admin@kubeopera.test"); err != nil {
 		return err
@@ -129,11 +134,10 @@ func devBanner(say func(string, ...any), env *devenv.Env, passwordFile, addr str
 	say("  dashboard: sign in as %s with the password in %s", devAdmin, passwordFile)
 	say("  API: sign in with the platform-admin token in %s", filepath.Join(env.DataDir, "admin-token"))
 	say("  management cluster: kubectl --kubeconfig %s get hostclusters -A", env.Management.KubeconfigPath)
-	say("  GitOps repository: %s (credentials: Secret %s)", env.GitRepoURL, devenv.GitSecret)
+	say("  GitOps repository: %s (credentials: Secret %s), the default of every cluster; domain <name>.kubeopera.test", env.GitRepoURL, devenv.GitSecret)
 	say("  provision a development cluster with the local provider:")
 	say(`    curl -H "Authorization: Bearer $(cat %s)" -H 'Content-Type: application/json' \`, filepath.Join(env.DataDir, "admin-token"))
-	say(`      -d '{"name":"demo","provider":"local","inputs":{"nodeCount":"2"},"domain":"demo.kubeopera.test",`)
-	say(`           "gitOpsRepoURL":"%s","gitOpsPath":"clusters/demo","gitCredentialsSecretRef":"%s"}' \`, env.GitRepoURL, devenv.GitSecret)
+	say(`      -d '{"name":"demo","provider":"local","inputs":{"nodeCount":"2"}}' \`)
 	say("      http://%s/api/v1/clusters/provision", addr)
 	say("Ctrl-C stops everything and removes %s.", env.Dir)
 }

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -73,6 +74,7 @@ func newServerCommand() *cobra.Command {
 		"let connect take kubeconfigs with insecure-skip-tls-verify, proxy-url, a link-local server or user information in the server URL (env KUBEOPERA_ALLOW_UNSAFE_KUBECONFIGS=true)")
 	cmd.Flags().BoolVar(&c.PublicMetrics, "public-metrics", os.Getenv("KUBEOPERA_PUBLIC_METRICS") == "true",
 		"serve /metrics without a token (default: a viewer's token is needed; env KUBEOPERA_PUBLIC_METRICS=true)")
+	defaultFlags(cmd, &c.Defaults)
 	cmd.Flags().BoolVar(&withController, "with-controller", false, "also run the host-cluster-controller in this process (no leader election: run one replica)")
 	reconcileFlags(cmd.Flags(), &o)
 	return cmd
@@ -123,6 +125,19 @@ func serveWithControllerOn(ctx context.Context, cfg *rest.Config, c serve.Config
 		errs = append(errs, <-reconciled)
 	}
 	return errors.Join(errs...)
+}
+
+// defaultFlags are the platform defaults connect and provision apply to
+// what a request leaves out.
+func defaultFlags(cmd *cobra.Command, d *api.PipelineDefaults) {
+	cmd.Flags().StringVar(&d.GitOpsRepoURL, "default-gitops-repo-url", os.Getenv("KUBEOPERA_DEFAULT_GITOPS_REPO_URL"),
+		"GitOps repository of a cluster whose request names none (env KUBEOPERA_DEFAULT_GITOPS_REPO_URL)")
+	cmd.Flags().StringVar(&d.GitOpsPath, "default-gitops-path", os.Getenv("KUBEOPERA_DEFAULT_GITOPS_PATH"),
+		"path in the repository of a cluster whose request names none; {name} is the cluster's name, e.g. clusters/{name} (env KUBEOPERA_DEFAULT_GITOPS_PATH)")
+	cmd.Flags().StringVar(&d.Domain, "default-domain", os.Getenv("KUBEOPERA_DEFAULT_DOMAIN"),
+		"domain of a cluster whose request names none; {name} is the cluster's name, e.g. {name}.apps.example.com (env KUBEOPERA_DEFAULT_DOMAIN)")
+	cmd.Flags().StringVar(&d.GitCredentialsSecretRef, "default-git-credentials-secret", os.Getenv("KUBEOPERA_DEFAULT_GIT_CREDENTIALS_SECRET"),
+		"Secret with the credentials of the default GitOps repository, used with that repository only (env KUBEOPERA_DEFAULT_GIT_CREDENTIALS_SECRET)")
 }
 
 // managementConfig is the management cluster of --kubeconfig, else the

@@ -31,6 +31,7 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	req.pipelineRequest = s.defaults.fill(req.pipelineRequest, req.Name)
 	checks := []*FieldProblem{checkName("name", req.Name), checkCloud("provider", req.Provider), checkRegion("region", req.Region)}
 	if err := collect(append(checks, req.checks()...)...); err != nil {
 		return err

@@ -113,6 +113,8 @@ type envOpts struct {
 	allowUnsafe bool
 	// publicMetrics serves /metrics without a token (a server setting)
 	publicMetrics bool
+	// defaults are the platform defaults of connect and provision
+	defaults PipelineDefaults
 }
 
 var (
@@ -183,7 +185,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl, SetupSecret: testSetupSecret,
-		hashPassword: o.hash, SetupDone: o.setupDone, AllowUnsafeKubeconfigs: o.allowUnsafe, PublicMetrics: o.publicMetrics,
+		hashPassword: o.hash, SetupDone: o.setupDone, AllowUnsafeKubeconfigs: o.allowUnsafe, PublicMetrics: o.publicMetrics, Defaults: o.defaults,
 		Overview: federation.Options{Timeout: 10 * time.Second, Assess: fleet.Assess}})
 	e.admin = e.token(PlatformAdmin)
 	e.viewer = e.token(Viewer)

@@ -47,6 +47,7 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
+	r.pipelineRequest = s.defaults.fill(r.pipelineRequest, r.Name)
 	if err := r.check(); err != nil {
 		return err
 	}

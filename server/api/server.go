@@ -97,6 +97,8 @@ type Deps struct {
 	// PublicMetrics serves /metrics without a token (for a scraper that
 	// sends none); otherwise it needs a viewer's.
 	PublicMetrics bool
+	// Defaults fill what connect and provision leave out.
+	Defaults PipelineDefaults
 }
 
 type server struct {
@@ -128,6 +130,7 @@ type server struct {
 
 	trustedProxies         []netip.Prefix
 	allowUnsafeKubeconfigs bool
+	defaults               PipelineDefaults
 }
 
 // New returns the API as a fiber app.
@@ -155,7 +158,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
 	s.sessions = d.Sessions.withDefaults()
-	s.trustedProxies, s.allowUnsafeKubeconfigs = d.TrustedProxies, d.AllowUnsafeKubeconfigs
+	s.trustedProxies, s.allowUnsafeKubeconfigs, s.defaults = d.TrustedProxies, d.AllowUnsafeKubeconfigs, d.Defaults
 	if s.log == nil {
 		s.log = slog.Default()
 	}

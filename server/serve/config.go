@@ -53,6 +53,9 @@ type Config struct {
 	AllowUnsafeKubeconfigs bool
 	// PublicMetrics serves /metrics without a token.
 	PublicMetrics bool
+	// Defaults fill the GitOps repository, path, domain and git
+	// credentials Secret a connect or provision request leaves out.
+	Defaults api.PipelineDefaults
 }
 
 func (c *Config) databaseDSN() string {

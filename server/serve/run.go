@@ -36,6 +36,9 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if err != nil {
 		return err
 	}
+	if err := c.Defaults.Check(); err != nil {
+		return fmt.Errorf("platform defaults: %w", err)
+	}
 	st, err := OpenStore(ctx, c)
 	if err != nil {
 		return err
@@ -93,7 +96,7 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
 		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) },
 		Web:       web.Dist(), TrustedProxies: proxies,
-		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs, PublicMetrics: c.PublicMetrics})
+		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs, PublicMetrics: c.PublicMetrics, Defaults: c.Defaults})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)

@@ -7,22 +7,12 @@ import { apiAs, expect, expectAccessible, shoot, signIn, test } from './fixtures
 
 test.describe.configure({ mode: 'serial' });
 
-const unreachableKubeconfig = `apiVersion: v1
-kind: Config
-clusters:
-- name: gone
-  cluster:
-    server: https://127.0.0.1:1
-    insecure-skip-tls-verify: true
-users:
-- name: gone
-  user:
-    token: not-a-real-token
-contexts:
-- name: gone
-  context: {cluster: gone, user: gone}
-current-context: gone
-`;
+/**
+ * The sandbox's kubeconfig pointed at a port where nothing listens: its CA
+ * and credentials are real (the server refuses a kubeconfig that skips TLS
+ * verification), the API server is gone.
+ */
+const unreachableKubeconfig = () => readFileSync(readState().kubeconfig!, 'utf8').replace(/server: \S+/g, 'server: https://127.0.0.1:1');
 
 test('sign-in refuses a wrong password, then returns to the page asked for', async ({ page }) => {
   await page.goto('/clusters/multi');
@@ -58,6 +48,13 @@ test('Get Started → Register This Cluster gives a green card with its nodes', 
   await expect(page.getByRole('button', { name: 'Set Up Manually' })).toBeVisible();
   await expectAccessible(page);
   await shoot(page, 'clusters-get-started');
+  // The manual path offers to connect the host cluster itself.
+  await page.getByRole('button', { name: 'Set Up Manually' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
+  await expect(wizard.getByRole('checkbox', { name: 'This is the host cluster' })).toBeChecked();
+  await expectAccessible(page);
+  await page.keyboard.press('Escape');
+  await expect(wizard).toHaveCount(0);
   await page.getByRole('button', { name: 'Register This Cluster' }).click();
   const card = page.getByTestId('cluster-card').first();
   await expect(card.locator('.badge[data-colour="green"]').first()).toContainText('Ready');
@@ -82,8 +79,8 @@ test('Connect Existing: field errors from the server, then a live sandbox cluste
   await wizard.getByRole('textbox', { name: 'Name', exact: true }).fill('live-sandbox');
   await wizard.getByLabel('Region').fill('eu-north-1');
   await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(readFileSync(readState().kubeconfig!, 'utf8'));
-  await wizard.getByLabel('Domain').fill('live.example.com');
-  await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
+  // Domain and GitOps repository are left to the platform defaults
+  // (kubeopera dev's own git server): the product asks only for these.
   await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
   await expect(wizard).toHaveCount(0); // closes at once
   const card = page.getByTestId('cluster-card').filter({ hasText: 'live-sandbox' });
@@ -99,7 +96,9 @@ test('Connect Existing with an unreachable cluster: amber, then red with the rea
   await page.getByRole('button', { name: 'New Cluster' }).click();
   const wizard = page.getByRole('dialog', { name: 'Cluster Setup Wizard' });
   await wizard.getByRole('textbox', { name: 'Name', exact: true }).fill('unreachable');
-  await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(unreachableKubeconfig);
+  await wizard.getByRole('textbox', { name: 'Kubeconfig', exact: true }).fill(unreachableKubeconfig());
+  // The defaults can be overridden under Advanced.
+  await wizard.locator('summary', { hasText: 'Advanced' }).click();
   await wizard.getByLabel('Domain').fill('gone.example.com');
   await wizard.getByLabel('GitOps repository URL').fill('https://git.example.com/gitops.git');
   await wizard.getByRole('button', { name: 'Connect Cluster' }).click();
@@ -152,6 +151,11 @@ test('credentials: add shows label, kind and last 4; delete removes it', async (
   await expect(row).toContainText('access_key');
   await expect(row).toContainText(/…\w{4}/);
   await expect(page.getByText('wJalrXUtnFEMI')).toHaveCount(0);
+  // Every kind the plugins declare, with its own fields: a role to assume
+  // offers the stored access keys to assume it with.
+  await page.getByLabel('Kind').selectOption({ label: 'AWS role to assume' });
+  await expect(page.getByLabel('Role ARN')).toBeVisible();
+  await expect(page.getByLabel('Assume with').locator('option', { hasText: 'e2e-key' })).toHaveCount(1);
   await expectAccessible(page);
   await shoot(page, 'credentials');
   await row.getByRole('button', { name: 'Delete e2e-key' }).click();

@@ -58,7 +58,7 @@ export async function expectAccessible(page: Page) {
   expect(bad, 'serious or critical accessibility violations').toEqual([]);
 }
 
-/** Saves a screenshot at 1280 and 390 px wide, checking the narrow one fits. */
+/** Saves a screenshot at 1280 and 390 px wide, checking the narrow one fits and passes axe. */
 export async function shoot(page: Page, name: string) {
   mkdirSync(screenshots, { recursive: true });
   const wide = page.viewportSize() ?? { width: 1280, height: 900 };
@@ -66,6 +66,7 @@ export async function shoot(page: Page, name: string) {
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow, `${name} scrolls sideways at 390px`).toBeLessThanOrEqual(1);
+  await expectAccessible(page); // the narrow layout has its own markup paths
   await page.screenshot({ path: join(screenshots, `${name}-390.png`), fullPage: true });
   await page.setViewportSize(wide);
 }

@@ -2,7 +2,7 @@ import { memo } from 'react';
 import { Link } from 'react-router';
 import type { Cluster } from '../api/client';
 import { NodeList } from './NodeList';
-import { HealthBadge, StatusBadge, statusColour } from './StatusBadge';
+import { HealthBadge, StatusBadge } from './StatusBadge';
 import { isProvisioned, sourceLabel } from './labels';
 import { useCluster, useHealth } from './queries';
 
@@ -25,17 +25,17 @@ function SelfNodes({ id }: { id: string }) {
 
 function Health({ id }: { id: string }) {
   const q = useHealth(id, true);
-  return q.data?.score !== undefined ? <HealthBadge score={q.data.score} /> : null;
+  return q.data?.score !== undefined ? <HealthBadge score={q.data.score} badge={q.data.badge} /> : null;
 }
 
 export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, withHealth, canTeardown, onDisconnect, onTeardown }: Props) {
-  const live = statusColour(c.status) === 'green';
+  const live = c.badge === 'green';
   return (
     <article className="card cluster-card" aria-labelledby={`cluster-${c.id}`} data-testid="cluster-card">
       <header className="card-head">
         <h3 id={`cluster-${c.id}`}><Link to={`/clusters/${c.id}`}>{c.name}</Link></h3>
         <div className="badges">
-          <StatusBadge status={c.status} />
+          <StatusBadge status={c.status} badge={c.badge} />
           {live && withHealth && <Health id={c.id!} />}
           {c.is_host && <span className="badge gray">Host</span>}
         </div>

@@ -1,35 +1,14 @@
 import { Link, useParams } from 'react-router';
 import { ErrorState, Loading } from '../ui/states';
-import { HealthBadge, StatusBadge, statusColour } from './StatusBadge';
+import { HealthBadge, StatusBadge } from './StatusBadge';
+import { Timeline } from './Timeline';
 import { isProvisioned, sourceLabel } from './labels';
 import { useCluster, useHealth } from './queries';
-
-/** The phases every onboarding path goes through, in order. */
-const phases = ['Pending', 'ValidatingAccess', 'Provisioning', 'BootstrappingFlux', 'GeneratingGitOpsTree', 'InstallingKubeOpera', 'Ready'];
-
-function Timeline({ status, provisioned }: { status: string; provisioned: boolean }) {
-  const steps = phases.filter((p) => p !== 'Provisioning' || provisioned);
-  const at = steps.findIndex((p) => p.toLowerCase() === status.toLowerCase());
-  const failed = statusColour(status) === 'red';
-  return (
-    <ol className="timeline" aria-label="Phases">
-      {steps.map((p, i) => {
-        const state = at < 0 ? 'todo' : i < at ? 'done' : i === at ? 'current' : 'todo';
-        return (
-          <li key={p} className={state} aria-current={state === 'current' ? 'step' : undefined}>
-            {p}{state === 'done' && <span className="sr-only"> (done)</span>}
-          </li>
-        );
-      })}
-      {failed && <li className="current failed" aria-current="step">{status}</li>}
-    </ol>
-  );
-}
 
 export function ClusterDetailPage() {
   const { id = '' } = useParams();
   const q = useCluster(id);
-  const live = statusColour(q.data?.status) === 'green';
+  const live = q.data?.badge === 'green';
   const health = useHealth(id, live);
   if (q.isPending) return <Loading what="the cluster" />;
   if (q.isError) return <ErrorState title="The cluster could not be loaded." error={q.error} onRetry={() => q.refetch()} />;
@@ -45,13 +24,12 @@ export function ClusterDetailPage() {
       <nav aria-label="Breadcrumb" className="crumbs"><Link to="/clusters">Clusters</Link> / {c.name}</nav>
       <div className="page-head">
         <h1>{c.name}</h1>
-        <div className="badges"><StatusBadge status={c.status} />{health.data && <HealthBadge score={health.data.score} />}</div>
+        <div className="badges"><StatusBadge status={c.status} badge={c.badge} />{health.data && <HealthBadge score={health.data.score} badge={health.data.badge} />}</div>
       </div>
       {c.message && <p className="message">{c.message}</p>}
       <section className="panel" aria-labelledby="phase-title">
         <h2 id="phase-title">Phase</h2>
-        {c.source === 'self_registered' ? <p className="muted">A self-registered cluster has no HostCluster to reconcile.</p>
-          : <Timeline status={c.status} provisioned={isProvisioned(c.source)} />}
+        <Timeline cluster={c} />
       </section>
       <section className="panel" aria-labelledby="facts-title">
         <h2 id="facts-title">Details</h2>

@@ -1,9 +1,7 @@
-import { clusterStatusValues } from '../api/schema';
+import { phases } from './phases';
 import { sourceLabel, sources } from './labels';
 import type { ClusterFilters } from './queries';
 
-/** Every phase, from the server's one list (the document's enum). */
-const phases = clusterStatusValues;
 
 /** Narrows the cluster list; the API does the filtering, page by page. */
 export function ClusterFilterBar({ value, onChange }: { value: ClusterFilters; onChange: (f: ClusterFilters) => void }) {

@@ -29,7 +29,7 @@ export function ClustersPage() {
   const onFilters = useCallback((f: ClusterFilters) => { setFilters(f); setCursors(['']); }, []);
   const admin = useIsAdmin();
   const canTeardown = useCanTeardown();
-  const [wizard, setWizard] = useState(false);
+  const [wizard, setWizard] = useState<'' | 'new' | 'host'>('');
   const [disconnecting, setDisconnecting] = useState<Cluster | null>(null);
   const [tearingDown, setTearingDown] = useState<Cluster | null>(null);
   const onDisconnect = useCallback((c: Cluster) => setDisconnecting(c), []);
@@ -45,7 +45,7 @@ export function ClustersPage() {
     const next = q.data.continue;
     body = (
       <>
-        {!q.data.hostRegistered && <GetStarted admin={admin} onManual={() => setWizard(true)} />}
+        {!q.data.hostRegistered && <GetStarted admin={admin} onManual={() => setWizard('host')} />}
         {(items.length > 0 || filtered) && <ClusterFilterBar value={filters} onChange={onFilters} />}
         {items.length === 0 && filtered && <Empty>No clusters match these filters.</Empty>}
         {items.length === 0 && !filtered && q.data.hostRegistered && <Empty>No clusters yet.</Empty>}
@@ -72,11 +72,11 @@ export function ClustersPage() {
         <h1>Clusters</h1>
         <div className="actions">
           <Link to="/clusters/multi">Multi-Cluster View</Link>
-          {admin && <button type="button" className="primary" onClick={() => setWizard(true)}>New Cluster</button>}
+          {admin && <button type="button" className="primary" onClick={() => setWizard('new')}>New Cluster</button>}
         </div>
       </div>
       {body}
-      {wizard && <ClusterWizard onClose={() => setWizard(false)} />}
+      {wizard && <ClusterWizard offerHost={wizard === 'host'} onClose={() => setWizard('')} />}
       {disconnecting && <DisconnectDialog cluster={disconnecting} onClose={() => setDisconnecting(null)} />}
       {tearingDown && <TeardownDialog cluster={tearingDown} onClose={() => setTearingDown(null)} />}
     </>

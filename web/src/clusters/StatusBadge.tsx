@@ -1,28 +1,26 @@
-/** The phase colours of the product description: amber in progress, green ready, red failed. */
-const amber = ['pending', 'provisioning', 'validatingaccess', 'bootstrappingflux', 'generatinggitopstree', 'installingkubeopera', 'deleting'];
-const green = ['ready', 'running', 'active'];
-const red = ['failed', 'error'];
+import type { HealthScore } from '../api/client';
+import type { Badge } from './phases';
 
-export function statusColour(status: string | undefined): 'amber' | 'green' | 'red' | 'gray' {
-  const s = (status ?? '').toLowerCase();
-  if (amber.includes(s)) return 'amber';
-  if (green.includes(s)) return 'green';
-  if (red.includes(s)) return 'red';
-  return 'gray';
-}
-
-export function StatusBadge({ status }: { status?: string }) {
-  const colour = statusColour(status);
+/**
+ * A cluster's phase in the colour the API gives it (its badge field): the
+ * dashboard computes no colours, so the two cannot disagree.
+ */
+export function StatusBadge({ status, badge }: { status?: string; badge: Badge }) {
   return (
-    <span className={`badge ${colour}`} data-colour={colour}>
+    <span className={`badge ${badge}`} data-colour={badge}>
       <span className="sr-only">Status: </span>{status || 'Unknown'}
     </span>
   );
 }
 
-/** The health score badge: ≥80 green, 60–79 amber, below 60 red. */
-export function HealthBadge({ score }: { score: number }) {
-  const colour = score >= 80 ? 'green' : score >= 60 ? 'amber' : 'red';
+/** The CSS colour of a health badge; "unknown" shows gray. */
+export function healthColour(badge: HealthScore['badge'] | undefined): Badge {
+  return !badge || badge === 'unknown' ? 'gray' : badge;
+}
+
+/** The health score badge, in the colour the API gives it. */
+export function HealthBadge({ score, badge }: Pick<HealthScore, 'score' | 'badge'>) {
+  const colour = healthColour(badge);
   return (
     <span className={`badge ${colour}`} data-colour={colour} title="Health score">
       Health {Math.round(score)}

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { OverviewRow } from '../api/client';
 import { Pager } from '../ui/Pager';
+import { healthColour } from '../clusters/StatusBadge';
 import { money, pct } from './format';
 
 /** Rows rendered at once; the rest are a page away. */
@@ -65,7 +66,7 @@ export function ComparisonTable({ rows, currency }: { rows: OverviewRow[]; curre
           {sorted.map((r) => (
             <tr key={r.id}>
               <th scope="row">{r.name}{!r.reachable && <span className="muted"> (unreachable{r.error ? `: ${r.error}` : ''})</span>}</th>
-              <td><span className={`badge ${r.badge || 'gray'}`}>{r.reachable ? Math.round(r.score) : '—'}</span></td>
+              <td><span className={`badge ${healthColour(r.badge)}`}>{r.reachable ? Math.round(r.score) : '—'}</span></td>
               <td>{r.nodesReady}/{r.nodesTotal}</td>
               <td><Bar value={r.cpuPercent} label={`CPU of ${r.name}`} /></td>
               <td><Bar value={r.memoryPercent} label={`Memory of ${r.name}`} /></td>

@@ -8,8 +8,9 @@ import { CreateForm } from './CreateForm';
 type Path = 'connect' | 'create';
 
 /** The Cluster Setup Wizard. It closes as soon as the server accepts a
- * request: progress shows on the new card, not in a dialog that looks stuck. */
-export function ClusterWizard({ onClose }: { onClose: () => void }) {
+ * request: progress shows on the new card, not in a dialog that looks stuck.
+ * offerHost (no host cluster yet) lets a connected cluster become the host. */
+export function ClusterWizard({ onClose, offerHost = false }: { onClose: () => void; offerHost?: boolean }) {
   const [path, setPath] = useState<Path>('connect');
   const qc = useQueryClient();
   const done = () => {
@@ -23,7 +24,7 @@ export function ClusterWizard({ onClose }: { onClose: () => void }) {
           <button type="button" aria-pressed={path === 'connect'} onClick={() => setPath('connect')}>Connect Existing</button>
           <button type="button" aria-pressed={path === 'create'} onClick={() => setPath('create')}>Create New</button>
         </div>
-        {path === 'connect' ? <ConnectForm onDone={done} /> : <CreateForm onDone={done} />}
+        {path === 'connect' ? <ConnectForm onDone={done} offerHost={offerHost} /> : <CreateForm onDone={done} />}
       </div>
     </Dialog>
   );

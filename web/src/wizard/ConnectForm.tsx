@@ -4,14 +4,16 @@ import { api, ApiError } from '../api/client';
 import { Field } from '../ui/Field';
 import { emptyPipeline, PipelineFields } from './PipelineFields';
 
-export function ConnectForm({ onDone }: { onDone: () => void }) {
+export function ConnectForm({ onDone, offerHost }: { onDone: () => void; offerHost: boolean }) {
   const [name, setName] = useState('');
   const [provider, setProvider] = useState('aws');
   const [region, setRegion] = useState('');
   const [kubeconfig, setKubeconfig] = useState('');
   const [pipeline, setPipeline] = useState(emptyPipeline);
+  // Offered while there is no host cluster: the manual path of Get Started.
+  const [isHost, setIsHost] = useState(offerHost);
   const m = useMutation({
-    mutationFn: () => api.connect({ name, provider, region, kubeconfig, ...pipeline }),
+    mutationFn: () => api.connect({ name, provider, region, kubeconfig, isHost: offerHost && isHost, ...pipeline }),
     onSuccess: onDone,
   });
   const errors = m.error instanceof ApiError ? m.error.fieldErrors() : {};
@@ -46,6 +48,12 @@ export function ConnectForm({ onDone }: { onDone: () => void }) {
       <Field label="Upload a kubeconfig file">
         {(p) => <input id={p.id} type="file" accept=".yaml,.yml,.conf,text/*,application/octet-stream" onChange={(e) => upload(e.target.files?.[0])} />}
       </Field>
+      {offerHost && (
+        <Field label="This is the host cluster" error={errors.isHost}
+          help="The cluster KubeOpera runs its own control plane on; connecting it as the host completes Get Started">
+          {(p) => <input {...p} type="checkbox" name="isHost" checked={isHost} onChange={(e) => setIsHost(e.target.checked)} />}
+        </Field>
+      )}
       <PipelineFields values={pipeline} errors={errors} onChange={setPipeline} />
       {m.error && <p className="error" role="alert">{m.error.message}</p>}
       <div className="dialog-foot">

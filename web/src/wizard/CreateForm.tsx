@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
+import { useProviders } from '../credentials/queries';
 import { api, ApiError, type Provider } from '../api/client';
 import { Field } from '../ui/Field';
 import { ErrorState, Loading } from '../ui/states';
 import { emptyPipeline, PipelineFields } from './PipelineFields';
-import { defaultsOf, SchemaForm } from './SchemaForm';
+import { defaultsOf } from '../forms/fields';
+import { SchemaForm } from './SchemaForm';
 
 const topologyLabels: Record<string, string> = {
   vanilla_kubeadm: 'Vanilla Kubernetes (self-managed kubeadm)',
@@ -12,7 +14,7 @@ const topologyLabels: Record<string, string> = {
 };
 
 export function CreateForm({ onDone }: { onDone: () => void }) {
-  const q = useQuery({ queryKey: ['providers'], queryFn: api.providers });
+  const q = useProviders();
   const [chosen, setChosen] = useState<Provider | null>(null);
   const [topology, setTopology] = useState('');
   const [name, setName] = useState('');
