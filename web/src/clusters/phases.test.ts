@@ -35,6 +35,12 @@ describe('timelineOf', () => {
     expect(t.steps.every((s) => s.state === 'todo')).toBe(true);
   });
 
+  it('reports Updating (a day-2 change of a Ready cluster) beside every step done', () => {
+    const t = timelineOf('provisioned', 'Updating')!;
+    expect(t.outcome).toBe('Updating');
+    expect(t.steps.every((s) => s.state === 'done')).toBe(true);
+  });
+
   it('has no timeline for a self-registered cluster (no HostCluster)', () => {
     expect(timelineOf('self_registered', 'Ready')).toBeNull();
   });

@@ -15,8 +15,11 @@ export const phases = clusterStatusValues;
 const role: Record<Phase, 'step' | 'outcome'> = {
   Pending: 'step', ValidatingAccess: 'step', Provisioning: 'step', BootstrappingFlux: 'step',
   GeneratingGitOpsTree: 'step', InstallingKubeOpera: 'step', Ready: 'step',
-  Failed: 'outcome', Deleting: 'outcome', TearingDown: 'outcome',
+  Failed: 'outcome', Deleting: 'outcome', TearingDown: 'outcome', Updating: 'outcome',
 };
+
+/** Outcomes of a cluster that was Ready: every onboarding step is done. */
+const afterReady = new Set<Phase>(['Updating']);
 
 /**
  * The step a source goes through after Pending, as the controller derives
@@ -48,7 +51,11 @@ export function timelineOf(source: Source, status: Phase): Timeline | null {
   const first = firstStep[source];
   if (first === null || first === undefined) return null;
   const order = phases.filter((p) => role[p] === 'step' && (!firstSteps.has(p) || p === first));
-  const at = order.indexOf(status);
-  const steps = order.map((phase, i) => ({ phase, state: (at < 0 || i > at ? 'todo' : i < at ? 'done' : 'current') as StepState }));
+  const at = afterReady.has(status) ? order.length - 1 : order.indexOf(status);
+  const done = afterReady.has(status);
+  const steps = order.map((phase, i) => ({
+    phase,
+    state: (done ? 'done' : at < 0 || i > at ? 'todo' : i < at ? 'done' : 'current') as StepState,
+  }));
   return role[status] === 'outcome' ? { steps, outcome: status } : { steps };
 }
