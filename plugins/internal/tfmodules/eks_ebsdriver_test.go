@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
@@ -57,7 +56,7 @@ func ebsAddonValues(t *testing.T, files []computeFile, name string) map[string]m
 		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})},
 		Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc},
 	}
-	v, diags := a.Expr.(hclsyntax.Expression).Value(ctx)
+	v, diags := a.Expr.Value(ctx)
 	if diags.HasErrors() {
 		t.Fatalf("configuration_values: %v", diags)
 	}
