@@ -121,10 +121,12 @@ func checkGateway(t *testing.T, f *fixture, hc *v1.HostCluster) {
 	if gw.Labels[fluxAppliedLabel] == "" || gw.Annotations["cert-manager.io/cluster-issuer"] != gitops.DefaultClusterIssuer {
 		t.Errorf("Gateway labels %v, annotations %v; want applied by Flux, naming the ClusterIssuer", gw.Labels, gw.Annotations)
 	}
+	// kustomize-controller applies the layer's objects one request at a
+	// time: the Gateway can be there a moment before the second route.
 	var routes gatewayv1.HTTPRouteList
-	if err := f.targetC.List(ctx, &routes, client.InNamespace(gitops.NamespaceSystem)); err != nil {
-		t.Fatal(err)
-	}
+	waitFor(t, 2*time.Minute, "Flux to apply both HTTPRoutes", func() bool {
+		return f.targetC.List(ctx, &routes, client.InNamespace(gitops.NamespaceSystem)) == nil && len(routes.Items) >= 2
+	})
 	hosts := map[string]bool{}
 	for _, r := range routes.Items {
 		for _, h := range r.Spec.Hostnames {
