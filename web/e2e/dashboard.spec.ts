@@ -263,3 +263,41 @@ test('a revoked session returns to sign-in and then to the same page', async ({ 
   await expect(page).toHaveURL(/\/clusters$/);
   await expect(page.getByRole('heading', { name: 'Clusters' })).toBeVisible();
 });
+
+test('day 2 from the cluster page: a local cluster scaled 2→3, then torn down', async ({ page }) => {
+  test.setTimeout(600_000);
+  await signIn(page, admin);
+  const made = await apiAs(page, 'POST', '/api/v1/clusters/provision', { name: 'day2-local', provider: 'local', inputs: { nodeCount: '2' } });
+  expect(made.status(), await made.text()).toBe(202);
+  const { id } = await made.json();
+  await page.goto(`/clusters/${id}`);
+  const phase = page.locator('.page-head .badge').first();
+  const nodes = page.locator('.facts > div').filter({ has: page.getByText('Nodes', { exact: true }) }).locator('dd');
+  await expect(phase).toHaveText(/Ready/, { timeout: 300_000 });
+  await expect(nodes).toHaveText('2/2 ready');
+  // The local plugin declares scale and destroy, not upgrade.
+  await expect(page.getByRole('button', { name: 'Upgrade' })).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Scale' }).click();
+  const scale = page.getByRole('dialog', { name: 'Scale day2-local' });
+  await scale.getByLabel('Nodes').fill('3');
+  await expectAccessible(page);
+  await scale.getByRole('button', { name: 'Scale to 3 nodes' }).click();
+  await expect(scale).toHaveCount(0);
+  await expect(nodes).toHaveText('3/3 ready', { timeout: 300_000 });
+  await expect(phase).toHaveText(/Ready/);
+  await expectAccessible(page);
+
+  await page.getByRole('button', { name: 'Tear down' }).click();
+  const teardown = page.getByRole('dialog', { name: 'Tear down day2-local?' });
+  await teardown.getByLabel(/to confirm/).fill('day2-local');
+  await teardown.getByRole('button', { name: 'Tear down' }).click();
+  await expect(page).toHaveURL(/\/clusters$/);
+  await expect.poll(async () => (await apiAs(page, 'GET', `/api/v1/clusters/${id}`)).status(), { timeout: 300_000 }).toBe(404);
+  // The list, loaded after that, has no card for it.
+  const listed = page.waitForResponse((r) => r.url().includes('/api/v1/clusters?') && r.ok());
+  await page.reload();
+  await listed;
+  await expect(page.getByRole('heading', { name: 'Clusters' })).toBeVisible();
+  await expect(page.getByTestId('cluster-card').filter({ hasText: 'day2-local' })).toHaveCount(0);
+});

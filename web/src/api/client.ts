@@ -17,6 +17,7 @@ export type Session = S['Session'];
 export type Problem = S['Problem'];
 export type InputField = S['InputField'];
 export type Provider = S['Provider'];
+export type UpdateClusterRequest = S['UpdateClusterRequest'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -97,6 +98,7 @@ export const api = {
   connect: (r: ConnectRequest) => request<Cluster>('POST', '/api/v1/clusters/connect', r),
   provision: (r: ProvisionRequest) => request<Cluster>('POST', '/api/v1/clusters/provision', r),
   disconnect: (id: string) => request<void>('DELETE', `/api/v1/clusters/${encodeURIComponent(id)}`),
+  update: (id: string, r: UpdateClusterRequest) => request<void>('PATCH', `/api/v1/clusters/${encodeURIComponent(id)}`, r),
   teardown: (id: string, confirmName: string) =>
     request<void>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/teardown`, { confirmName }),
   overview: () => request<Overview>('GET', '/api/v1/federation/overview'),

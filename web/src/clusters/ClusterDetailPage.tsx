@@ -2,6 +2,7 @@ import { Link, useParams } from 'react-router';
 import { ErrorState, Loading } from '../ui/states';
 import { HealthBadge, StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
+import { DayTwoActions } from './DayTwoActions';
 import { isProvisioned, sourceLabel } from './labels';
 import { useCluster, useHealth } from './queries';
 
@@ -31,6 +32,7 @@ export function ClusterDetailPage() {
         <h2 id="phase-title">Phase</h2>
         <Timeline cluster={c} />
       </section>
+      <DayTwoActions cluster={c} />
       <section className="panel" aria-labelledby="facts-title">
         <h2 id="facts-title">Details</h2>
         <dl className="facts">

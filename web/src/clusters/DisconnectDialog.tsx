@@ -36,17 +36,17 @@ export function DisconnectDialog({ cluster, onClose }: { cluster: Cluster; onClo
 }
 
 /** Teardown of a provisioned cluster: destroys its cloud resources. */
-export function TeardownDialog({ cluster, onClose }: { cluster: Cluster; onClose: () => void }) {
+export function TeardownDialog({ cluster, onClose, onDone }: { cluster: Cluster; onClose: () => void; onDone?: () => void }) {
   const qc = useQueryClient();
   const [typed, setTyped] = useState('');
   const m = useMutation({
     mutationFn: () => api.teardown(cluster.id!, typed),
-    onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); },
+    onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); onDone?.(); },
   });
   return (
     <Dialog title={`Tear down ${cluster.name}?`} onClose={onClose}>
       <div className="dialog-body">
-        <p><strong>Destroyed:</strong> the cloud infrastructure KubeOpera provisioned for this cluster (its machines, network and load balancers) and everything running on it. This cannot be undone.</p>
+        <p><strong>Destroyed:</strong> the infrastructure KubeOpera provisioned for this cluster through its provider plugin (its machines, network and load balancers, or a local cluster's processes and files) and everything running on it. This cannot be undone.</p>
         <p><strong>Not touched:</strong> stored cloud credentials and other clusters.</p>
         <label htmlFor="confirm-name">Type <strong>{cluster.name}</strong> to confirm</label>
         <input id="confirm-name" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />

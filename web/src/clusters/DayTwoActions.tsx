@@ -1,0 +1,37 @@
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import type { Cluster } from '../api/client';
+import { useIsAdmin } from '../auth/session';
+import { TeardownDialog } from './DisconnectDialog';
+import { useDayTwo } from './dayTwo';
+import { ScaleDialog } from './ScaleDialog';
+import { UpgradeDialog } from './UpgradeDialog';
+
+type Open = 'scale' | 'upgrade' | 'teardown' | null;
+
+/** Scale, Upgrade and Tear down on the cluster page, where the plugin supports them. */
+export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
+  const admin = useIsAdmin();
+  const can = useDayTwo(c);
+  const navigate = useNavigate();
+  const [open, setOpen] = useState<Open>(null);
+  if (!admin || !(can.scale || can.upgrade || can.destroy)) return null;
+  const ready = c.status === 'Ready';
+  const close = () => setOpen(null);
+  return (
+    <section className="panel" aria-labelledby="changes-title">
+      <h2 id="changes-title">Changes</h2>
+      {c.status === 'Updating' ? (
+        <p role="status" data-testid="change-progress"><strong>Updating:</strong> {c.message || 'the provider plugin is changing the cluster.'}</p>
+      ) : !ready && <p className="muted">Scale and upgrade are offered once the cluster is Ready (it is {c.status}).</p>}
+      <div className="card-actions">
+        {can.scale && <button type="button" disabled={!ready} onClick={() => setOpen('scale')}>Scale</button>}
+        {can.upgrade && <button type="button" disabled={!ready} onClick={() => setOpen('upgrade')}>Upgrade</button>}
+        {can.destroy && <button type="button" className="danger" disabled={c.status === 'TearingDown'} onClick={() => setOpen('teardown')}>Tear down</button>}
+      </div>
+      {open === 'scale' && <ScaleDialog cluster={c} onClose={close} />}
+      {open === 'upgrade' && <UpgradeDialog cluster={c} onClose={close} />}
+      {open === 'teardown' && <TeardownDialog cluster={c} onClose={close} onDone={() => navigate('/clusters')} />}
+    </section>
+  );
+}

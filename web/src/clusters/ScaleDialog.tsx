@@ -1,0 +1,36 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, type Cluster } from '../api/client';
+import { changeError } from './dayTwo';
+import { Dialog } from '../ui/Dialog';
+import { clusterKeys } from './queries';
+
+/** Scale: the desired node count, sent as PATCH nodeCount; the plugin moves the cluster there. */
+export function ScaleDialog({ cluster, onClose }: { cluster: Cluster; onClose: () => void }) {
+  const qc = useQueryClient();
+  const [count, setCount] = useState(String(cluster.node_count || 1));
+  const n = Number(count);
+  const valid = Number.isInteger(n) && n >= 1;
+  const m = useMutation({
+    mutationFn: () => api.update(cluster.id, { nodeCount: n }),
+    onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); },
+  });
+  const error = changeError(m.error, 'nodeCount');
+  return (
+    <Dialog title={`Scale ${cluster.name}`} onClose={onClose}>
+      <form className="dialog-body" onSubmit={(e) => { e.preventDefault(); if (valid) m.mutate(); }}>
+        <p>The cluster has {cluster.node_count} nodes. Removing nodes moves their workloads to the nodes that stay.</p>
+        <label htmlFor="scale-count">Nodes</label>
+        <input id="scale-count" type="number" min={1} step={1} value={count} onChange={(e) => setCount(e.target.value)}
+          aria-invalid={error ? true : undefined} aria-describedby={error ? 'scale-error' : undefined} />
+        {error && <p id="scale-error" className="error" role="alert">{error}</p>}
+        <footer className="dialog-foot">
+          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="submit" disabled={!valid || n === cluster.node_count || m.isPending}>
+            {m.isPending ? 'Scaling…' : `Scale to ${valid ? n : '…'} nodes`}
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}
