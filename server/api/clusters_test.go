@@ -24,7 +24,7 @@ kind: Config
 clusters:
 - name: prod
   cluster:
-    server: https://203.0.113.10:6443
+    server: https://127.0.0.10:6443
 users:
 - name: admin
   user:
