@@ -123,11 +123,7 @@ func newClustersGetCommand(c *conn) *cobra.Command {
 		Use: "get NAME", Short: "Show one cluster (by name or ID)", Args: cobra.ExactArgs(1),
 		ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			row, err := findCluster(cmd.Context(), cl, args[0])
+			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -144,6 +140,17 @@ func newClustersGetCommand(c *conn) *cobra.Command {
 }
 
 // findCluster returns the cluster named (or with the ID) ref.
+// cluster is the client of the current context and the cluster ref names
+// (a name or an ID): what every command on one cluster starts with.
+func (c *conn) cluster(ctx context.Context, ref string) (*apiclient.ClientWithResponses, *apiclient.Cluster, error) {
+	cl, err := c.client()
+	if err != nil {
+		return nil, nil, err
+	}
+	row, err := findCluster(ctx, cl, ref)
+	return cl, row, err
+}
+
 func findCluster(ctx context.Context, cl *apiclient.ClientWithResponses, ref string) (*apiclient.Cluster, error) {
 	items, err := listClusters(ctx, cl, apiclient.ListClustersParams{})
 	if err != nil {

@@ -124,11 +124,7 @@ func newClustersDisconnectCommand(c *conn) *cobra.Command {
 		Short: "Stop managing a cluster; what Flux applied keeps running (admins)",
 		Args:  cobra.ExactArgs(1), ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			row, err := findCluster(cmd.Context(), cl, args[0])
+			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -163,11 +159,7 @@ func newTeardownCommand(c *conn) *cobra.Command {
 			"retried by running this again. With --watch, follow it until it is done or failed.",
 		Args: cobra.ExactArgs(1), ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			row, err := findCluster(cmd.Context(), cl, args[0])
+			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -76,11 +76,7 @@ func (u *updateFlags) add(cmd *cobra.Command) {
 // enough, since the cluster reads Ready until its controller starts.
 func (u *updateFlags) run(cmd *cobra.Command, c *conn, name string, body apiclient.UpdateClusterRequest,
 	reached func(*apiclient.Cluster) bool) error {
-	cl, err := c.client()
-	if err != nil {
-		return err
-	}
-	row, err := findCluster(cmd.Context(), cl, name)
+	cl, row, err := c.cluster(cmd.Context(), name)
 	if err != nil {
 		return err
 	}

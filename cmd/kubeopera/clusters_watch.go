@@ -26,11 +26,7 @@ func newClustersWatchCommand(c *conn) *cobra.Command {
 			"after a disconnect or teardown), 9 when it is Failed, 10 when --timeout passes first.",
 		Args: cobra.ExactArgs(1), ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			row, err := findCluster(cmd.Context(), cl, args[0])
+			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -93,11 +89,7 @@ func newClustersKubeconfigCommand(c *conn) *cobra.Command {
 		Use: "kubeconfig NAME", Short: "Print the kubeconfig KubeOpera reaches a cluster with (admins; audited)", Args: cobra.ExactArgs(1),
 		ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			row, err := findCluster(cmd.Context(), cl, args[0])
+			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -116,11 +108,7 @@ func newClustersHealthCommand(c *conn) *cobra.Command {
 		Use: "health NAME", Short: "A cluster's health score and the findings behind it", Args: cobra.ExactArgs(1),
 		ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client()
-			if err != nil {
-				return err
-			}
-			row, err := findCluster(cmd.Context(), cl, args[0])
+			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
