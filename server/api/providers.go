@@ -21,6 +21,9 @@ type providerView struct {
 	RegionInput     string               `json:"regionInput,omitempty"`
 	Schema          []fieldView          `json:"schema"`
 	CredentialKinds []credentialKindView `json:"credentialKinds"`
+	// Upgrades are the Kubernetes versions a cluster of each version can
+	// move to (the plugin's "upgrade" capability); empty without it.
+	Upgrades []upgradeView `json:"upgrades"`
 	// Health is "ok" or "degraded"; LastError says why when degraded.
 	Health    string `json:"health"`
 	LastError string `json:"lastError,omitempty"`
@@ -44,6 +47,13 @@ type fieldView struct {
 	Multiline       bool     `json:"multiline,omitempty"`
 	CredentialKinds []string `json:"credentialKinds,omitempty"`
 	Help            string   `json:"help"`
+}
+
+// upgradeView is one upgrade path a plugin offers: from a version to the
+// versions one minor up it can move a cluster to.
+type upgradeView struct {
+	From string   `json:"from"`
+	To   []string `json:"to"`
 }
 
 type credentialKindView struct {
@@ -76,7 +86,7 @@ func viewProvider(p plugin.Plugin) providerView {
 	i := p.Info
 	v := providerView{Name: p.Name, DisplayName: i.DisplayName, Cloud: i.Cloud, Topologies: orEmpty(i.Topologies),
 		Availability: i.Availability, Version: i.PluginVersion, Capabilities: []string{}, RegionInput: i.RegionInput,
-		Schema: viewFields(i.Schema), CredentialKinds: []credentialKindView{}, Health: string(p.Health), LastError: p.LastError}
+		Schema: viewFields(i.Schema), CredentialKinds: []credentialKindView{}, Upgrades: []upgradeView{}, Health: string(p.Health), LastError: p.LastError}
 	if v.Health == "" {
 		v.Health = string(plugin.Healthy)
 	}
@@ -86,6 +96,11 @@ func viewProvider(p plugin.Plugin) providerView {
 	for _, k := range i.CredentialKinds {
 		v.CredentialKinds = append(v.CredentialKinds, credentialKindView{Name: k.Name, DisplayName: k.DisplayName,
 			Help: k.Help, Fields: viewFields(k.Fields), Last4Field: k.Last4Field})
+	}
+	if i.Has(sdk.CapUpgrade) {
+		for _, u := range i.Upgrades {
+			v.Upgrades = append(v.Upgrades, upgradeView{From: u.From, To: orEmpty(u.To)})
+		}
 	}
 	return v
 }

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
 // GET /providers is what a wizard renders from: every declaration of each
@@ -46,5 +49,20 @@ func TestProvidersListDeclarationsHealthAndSkippedFiles(t *testing.T) {
 	}
 	if len(list.Skipped) != 1 || list.Skipped[0].Reason != "not a plugin" || !strings.HasSuffix(list.Skipped[0].Path, "README") {
 		t.Errorf("skipped = %+v, want the README as not a plugin", list.Skipped)
+	}
+}
+
+// A plugin's upgrade paths are published only with its "upgrade"
+// capability: the Upgrade dialog offers exactly what the host's check
+// (sdk.CheckUpgrade) would accept.
+func TestProviderViewPublishesUpgradePathsOnlyWithTheCapability(t *testing.T) {
+	paths := []sdk.Upgrade{{From: "1.35", To: []string{"1.36"}}, {From: "1.36", To: []string{"1.37"}}}
+	with := viewProvider(plugin.Plugin{Name: "p", Info: sdk.Info{Capabilities: []sdk.Capability{sdk.CapUpgrade}, Upgrades: paths}})
+	if len(with.Upgrades) != 2 || with.Upgrades[0].From != "1.35" || with.Upgrades[0].To[0] != "1.36" || with.Upgrades[1].To[0] != "1.37" {
+		t.Errorf("upgrades = %+v, want 1.35→1.36 and 1.36→1.37", with.Upgrades)
+	}
+	without := viewProvider(plugin.Plugin{Name: "p", Info: sdk.Info{Upgrades: paths}})
+	if without.Upgrades == nil || len(without.Upgrades) != 0 {
+		t.Errorf("upgrades without the capability = %#v, want an empty list", without.Upgrades)
 	}
 }

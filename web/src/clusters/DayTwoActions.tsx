@@ -30,7 +30,7 @@ export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
         {can.destroy && <button type="button" className="danger" disabled={c.status === 'TearingDown'} onClick={() => setOpen('teardown')}>Tear down</button>}
       </div>
       {open === 'scale' && <ScaleDialog cluster={c} onClose={close} />}
-      {open === 'upgrade' && <UpgradeDialog cluster={c} onClose={close} />}
+      {open === 'upgrade' && <UpgradeDialog cluster={c} targets={can.upgradeTargets} onClose={close} />}
       {open === 'teardown' && <TeardownDialog cluster={c} onClose={close} onDone={() => navigate('/clusters')} />}
     </section>
   );
