@@ -19,7 +19,7 @@ func newClustersCommand() *cobra.Command {
 	apiFlags(cmd, c)
 	cmd.AddCommand(newClustersListCommand(c), newClustersGetCommand(c), newClustersKubeconfigCommand(c), newClustersHealthCommand(c),
 		newClustersWatchCommand(c), newClustersConnectCommand(c), newClustersProvisionCommand(c), newClustersDisconnectCommand(c),
-		newTeardownCommand(c), newClustersScaleCommand(c), newClustersUpgradeCommand(c))
+		newTeardownCommand(c), newRetryCommand(c), newClustersScaleCommand(c), newClustersUpgradeCommand(c))
 	return cmd
 }
 

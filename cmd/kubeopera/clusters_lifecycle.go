@@ -179,3 +179,34 @@ func newTeardownCommand(c *conn) *cobra.Command {
 	cmd.Flags().DurationVar(&within, "timeout", time.Hour, "how long --watch follows")
 	return cmd
 }
+
+func newRetryCommand(c *conn) *cobra.Command {
+	var wait bool
+	var within time.Duration
+	cmd := &cobra.Command{
+		Use:   "retry NAME",
+		Short: "Try a Failed cluster again from the step that failed (admins)",
+		Long: "Ask the server to try the Failed cluster NAME again once what failed is fixed: a provisioned\n" +
+			"cluster's plugin resumes provisioning the same cluster, a connected one is checked again, and the\n" +
+			"onboarding steps run again. With --watch, follow it until it is Ready or Failed again.",
+		Args: cobra.ExactArgs(1), ValidArgsFunction: c.completeClusterNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, row, err := c.cluster(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			resp, err := cl.RetryClusterWithResponse(cmd.Context(), row.Id)
+			if err := expect(resp, err, http.StatusAccepted); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s: %s\n", row.Name, resp.JSON202.Status, resp.JSON202.Message)
+			if !wait {
+				return nil
+			}
+			return follow(cmd.Context(), cl, cmd.OutOrStdout(), row.Id, within)
+		},
+	}
+	cmd.Flags().BoolVar(&wait, "watch", false, "follow the cluster until it is Ready or Failed again")
+	cmd.Flags().DurationVar(&within, "timeout", time.Hour, "how long --watch follows")
+	return cmd
+}

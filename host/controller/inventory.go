@@ -44,47 +44,65 @@ func (r *Reconciler) inventory(ctx context.Context, hc, before *v1.HostCluster, 
 		meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAccessValidated) {
 		known = hc.Status.KubernetesVersion
 	}
-	version, nodes, ready, err := readInventory(ctx, kubeconfig, known)
+	version, inv, err := readInventory(ctx, kubeconfig, known)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Info("inventory not read; keeping the last one", "error", err.Error())
 		return res
 	}
-	hc.Status.KubernetesVersion, hc.Status.NodeCount, hc.Status.ReadyNodeCount = version, nodes, ready
+	hc.Status.KubernetesVersion, hc.Status.NodeCount, hc.Status.ReadyNodeCount = version, inv.all, inv.ready
+	hc.Status.WorkerNodeCount = &inv.workers
 	now := metav1.Now()
 	hc.Status.InventoryTime = &now
 	return res
 }
 
+// nodeCounts are a cluster's nodes counted: all of them, those whose Ready
+// condition is True, and the workers (nodes without the control-plane
+// role: a kubeadm cluster's control planes are nodes too, and a plugin's
+// node count means workers).
+type nodeCounts struct {
+	all, ready, workers int32
+}
+
+// controlPlaneRole is the label kubeadm puts on control-plane nodes.
+const controlPlaneRole = "node-role.kubernetes.io/control-plane"
+
 // readInventory reads the API server's version (unless version is known)
-// and counts the nodes and those whose Ready condition is True, in at most
-// 10 seconds.
-func readInventory(ctx context.Context, kubeconfig []byte, version string) (string, int32, int32, error) {
+// and counts the nodes, in at most 10 seconds.
+func readInventory(ctx context.Context, kubeconfig []byte, version string) (string, nodeCounts, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cfg, err := restConfig(kubeconfig)
 	if err != nil {
-		return "", 0, 0, err
+		return "", nodeCounts{}, err
 	}
 	core, err := corev1client.NewForConfig(cfg) // the core group alone, not every group's client
 	if err != nil {
-		return "", 0, 0, err
+		return "", nodeCounts{}, err
 	}
 	if version == "" {
 		if version, err = serverVersion(ctx, cfg); err != nil {
-			return "", 0, 0, fmt.Errorf("read the Kubernetes version: %w", err)
+			return "", nodeCounts{}, fmt.Errorf("read the Kubernetes version: %w", err)
 		}
 	}
 	nodes, err := core.Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
-		return "", 0, 0, fmt.Errorf("list nodes: %w", err)
+		return "", nodeCounts{}, fmt.Errorf("list nodes: %w", err)
 	}
-	var ready int32
-	for _, n := range nodes.Items {
-		for _, c := range n.Status.Conditions {
+	return version, countNodes(nodes.Items), nil
+}
+
+func countNodes(nodes []corev1.Node) nodeCounts {
+	n := nodeCounts{all: int32(len(nodes))}
+	for _, node := range nodes {
+		if _, cp := node.Labels[controlPlaneRole]; !cp {
+			n.workers++
+		}
+		for _, c := range node.Status.Conditions {
 			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-				ready++
+				n.ready++
 			}
 		}
 	}
-	return version, int32(len(nodes.Items)), ready, nil
+	return n
 }

@@ -124,10 +124,16 @@ func (r *Reconciler) reconcileSteps(ctx context.Context, s *scope, hc, before *v
 		return nil
 	}
 	if v1.DerivePhase(hc) == v1.PhaseFailed {
-		if hc.Status.ObservedGeneration == hc.Generation {
-			return nil // terminal until the spec changes
+		retried, err := r.retry(ctx, hc)
+		switch {
+		case err != nil:
+			return err
+		case retried:
+		case hc.Status.ObservedGeneration == hc.Generation:
+			return nil // terminal until the spec changes or a retry is asked for
+		default:
+			hc.Status.Conditions = nil // a new spec starts over
 		}
-		hc.Status.Conditions = nil // a new spec starts over
 	}
 	kubeconfig, res, err := r.reachCluster(ctx, hc)
 	s.requeue(res.RequeueAfter)

@@ -126,6 +126,13 @@ func TestTeardownOfAConnectedClusterFails(t *testing.T) {
 
 func (e *env) requestTeardown(id, req string) {
 	e.t.Helper()
+	e.setAnnotation(id, v1.TeardownAnnotation, req)
+}
+
+// setAnnotation sets annotation key of HostCluster id to value, as the
+// server's requests do.
+func (e *env) setAnnotation(id, key, value string) {
+	e.t.Helper()
 	hc := &v1.HostCluster{}
 	if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: v1.Namespace, Name: id}, hc); err != nil {
 		e.t.Fatal(err)
@@ -134,7 +141,7 @@ func (e *env) requestTeardown(id, req string) {
 	if hc.Annotations == nil {
 		hc.Annotations = map[string]string{}
 	}
-	hc.Annotations[v1.TeardownAnnotation] = req
+	hc.Annotations[key] = value
 	if err := e.c.Patch(context.Background(), hc, patch); err != nil {
 		e.t.Fatal(err)
 	}

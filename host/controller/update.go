@@ -66,7 +66,8 @@ func (r *Reconciler) update(ctx context.Context, hc *v1.HostCluster) error {
 		return r.updateEnded(ctx, hc, fmt.Errorf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
 	}
 	if st.NodeCount > 0 {
-		hc.Status.NodeCount = int32(st.NodeCount)
+		workers := int32(st.NodeCount)
+		hc.Status.WorkerNodeCount = &workers
 	}
 	if st.KubernetesVersion != "" {
 		hc.Status.KubernetesVersion = st.KubernetesVersion
@@ -118,7 +119,11 @@ func (r *Reconciler) startUpdate(hc *v1.HostCluster, prov sdk.Provider, creds sd
 // a node count (0: keep) and a Kubernetes version ("": keep).
 func (r *Reconciler) wanted(hc *v1.HostCluster) (int, string) {
 	var nodes int
-	if n := hc.Spec.NodeCount; n != nil && *n != hc.Status.NodeCount {
+	have := hc.Status.NodeCount // read before workers were counted apart
+	if w := hc.Status.WorkerNodeCount; w != nil {
+		have = *w
+	}
+	if n := hc.Spec.NodeCount; n != nil && *n != have {
 		nodes = int(*n)
 	}
 	version := hc.Spec.KubernetesVersion

@@ -654,7 +654,11 @@ type Provider struct {
 	RegionInput     *string              `json:"regionInput,omitempty"`
 	Schema          []InputField         `json:"schema"`
 	Topologies      []string             `json:"topologies"`
-	Version         string               `json:"version"`
+	Upgrades        []struct {
+		From string   `json:"from"`
+		To   []string `json:"to"`
+	} `json:"upgrades"`
+	Version string `json:"version"`
 }
 
 // ProviderAvailability defines model for Provider.Availability.
@@ -1250,6 +1254,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
 	GetClusterKubeconfig(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RetryCluster Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Corresponds with POST /api/v1/clusters/{id}/retry (the `RetryCluster` operationId).
+	RetryCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// TeardownClusterWithBody Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 	//
 	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
@@ -1719,6 +1730,23 @@ func (c *Client) GetClusterHealth(ctx context.Context, id string, reqEditors ...
 // Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
 func (c *Client) GetClusterKubeconfig(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetClusterKubeconfigRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryCluster Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Corresponds with POST /api/v1/clusters/{id}/retry (the `RetryCluster` operationId).
+func (c *Client) RetryCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryClusterRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -2740,6 +2768,40 @@ func NewGetClusterKubeconfigRequest(server string, id string) (*http.Request, er
 	return req, nil
 }
 
+// NewRetryClusterRequest constructs an http.Request for the RetryCluster method
+func NewRetryClusterRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/clusters/%s/retry", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewTeardownClusterRequest calls the generic TeardownCluster builder with application/json body
 func NewTeardownClusterRequest(server string, id string, body TeardownClusterJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3602,6 +3664,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
 	GetClusterKubeconfigWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetClusterKubeconfigResponse, error)
+
+	// RetryClusterWithResponse Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/clusters/{id}/retry (the `RetryCluster` operationId).
+	RetryClusterWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*RetryClusterResponse, error)
 
 	// TeardownClusterWithBodyWithResponse Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 	//
@@ -4743,6 +4814,96 @@ func (r GetClusterKubeconfigResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetClusterKubeconfigResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RetryClusterResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *LifecycleResponse
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
+	ApplicationproblemJSON502 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RetryClusterResponse) GetJSON202() *LifecycleResponse {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RetryClusterResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RetryClusterResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RetryClusterResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RetryClusterResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON502 returns the response for an HTTP 502 `application/problem+json` response
+func (r RetryClusterResponse) GetApplicationproblemJSON502() *Problem {
+	return r.ApplicationproblemJSON502
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RetryClusterResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RetryClusterResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetryClusterResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetryClusterResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetryClusterResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetryClusterResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6457,6 +6618,21 @@ func (c *ClientWithResponses) GetClusterKubeconfigWithResponse(ctx context.Conte
 	return ParseGetClusterKubeconfigResponse(rsp)
 }
 
+// RetryClusterWithResponse Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/clusters/{id}/retry (the `RetryCluster` operationId).
+func (c *ClientWithResponses) RetryClusterWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*RetryClusterResponse, error) {
+	rsp, err := c.RetryCluster(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryClusterResponse(rsp)
+}
+
 // TeardownClusterWithBodyWithResponse Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 //
 // Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
@@ -7568,6 +7744,81 @@ func ParseGetClusterKubeconfigResponse(rsp *http.Response) (*GetClusterKubeconfi
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRetryClusterResponse parses an HTTP response from a RetryClusterWithResponse call
+func ParseRetryClusterResponse(rsp *http.Response) (*RetryClusterResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetryClusterResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest LifecycleResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem

@@ -72,6 +72,9 @@ func (f *fakeRegistry) Update(_ context.Context, id string, nodeCount *int, vers
 	return nil
 }
 
+// Retry is not asked of this fake (retry_test.go uses a real API server).
+func (f *fakeRegistry) Retry(context.Context, string) error { return hostclusters.ErrNoHostCluster }
+
 func deref(n *int) int {
 	if n == nil {
 		return 0

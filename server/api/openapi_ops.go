@@ -83,6 +83,7 @@ var opDocs = map[string]opDoc{
 		errors: []int{404, 409, 502}},
 	"PATCH /api/v1/clusters/:id":          {id: "updateCluster", tag: "clusters", errors: []int{404, 409, 422, 502}},
 	"POST /api/v1/clusters/:id/teardown":  {id: "teardownCluster", tag: "clusters", errors: []int{404, 409, 502}},
+	"POST /api/v1/clusters/:id/retry":     {id: "retryCluster", tag: "clusters", errors: []int{404, 409, 502}},
 	"POST /api/v1/clusters/connect":       {id: "connectCluster", tag: "clusters", errors: []int{409, 502}},
 	"POST /api/v1/clusters/provision":     {id: "provisionCluster", tag: "clusters", errors: []int{409, 422, 502}},
 	"POST /api/v1/clusters/register-self": {id: "registerSelf", tag: "clusters", also: []int{200}, errors: []int{409, 502}},

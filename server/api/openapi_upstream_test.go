@@ -20,6 +20,7 @@ var errUpstream = errors.New("connection refused by the management cluster")
 func (brokenRegistry) Create(context.Context, hostclusters.Spec) error { return errUpstream }
 func (brokenRegistry) Delete(context.Context, string) error            { return errUpstream }
 func (brokenRegistry) Teardown(context.Context, string) error          { return errUpstream }
+func (brokenRegistry) Retry(context.Context, string) error             { return errUpstream }
 func (brokenRegistry) Update(context.Context, string, *int, string) error {
 	return errUpstream
 }
@@ -58,7 +59,8 @@ func TestRoutesAnswerUpstreamFailures(t *testing.T) {
 	// Any other plugin's cluster is torn down the same way (the local
 	// provider's, for one).
 	pluginRow := &store.Cluster{Name: "local-ready", Provider: "local", Plugin: "local", Source: store.SourceProvisioned, Status: "Ready"}
-	for _, c := range []*store.Cluster{taken, pending, eksRow, pluginRow} {
+	failed := &store.Cluster{Name: "local-failed", Provider: "local", Plugin: "local", Source: store.SourceProvisioned, Status: "Failed"}
+	for _, c := range []*store.Cluster{taken, pending, eksRow, pluginRow, failed} {
 		if err := e.st.CreateCluster(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -81,6 +83,7 @@ func TestRoutesAnswerUpstreamFailures(t *testing.T) {
 		{"teardown, the request not recorded", http.MethodPost, "/api/v1/clusters/" + eksRow.ID + "/teardown", map[string]string{"confirmName": "eks-ready"}, 502},
 		{"teardown of another plugin's cluster", http.MethodPost, "/api/v1/clusters/" + pluginRow.ID + "/teardown", map[string]string{"confirmName": "local-ready"}, 502},
 		{"scale, the HostCluster not changed", http.MethodPatch, "/api/v1/clusters/" + pluginRow.ID, map[string]int{"nodeCount": 3}, 502},
+		{"retry, the request not recorded", http.MethodPost, "/api/v1/clusters/" + failed.ID + "/retry", nil, 502},
 		{"scale of a cluster that does not exist", http.MethodPatch, "/api/v1/clusters/nope", map[string]int{"nodeCount": 3}, 404},
 		{"a credential renamed to a label in use", http.MethodPatch, "/api/v1/credentials/" + other.ID, map[string]string{"label": "upstream"}, 409},
 	} {

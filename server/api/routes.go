@@ -59,6 +59,8 @@ var routes = []route{
 		(*server).updateCluster},
 	{http.MethodPost, "/api/v1/clusters/:id/teardown", PlatformAdmin, "Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name", 202, "TeardownRequest", "LifecycleResponse",
 		(*server).teardownCluster},
+	{http.MethodPost, "/api/v1/clusters/:id/retry", PlatformAdmin, "Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed", 202, "", "LifecycleResponse",
+		(*server).retryCluster},
 	{http.MethodPost, "/api/v1/clusters/connect", PlatformAdmin, "Connect an existing cluster by kubeconfig", 202, "ConnectRequest", "Cluster",
 		(*server).connectCluster},
 	{http.MethodPost, "/api/v1/clusters/provision", PlatformAdmin, "Provision a new cluster through a provider plugin", 202, "ProvisionRequest", "Cluster",

@@ -102,9 +102,13 @@ func syncInventory(row *store.Cluster, o hostclusters.Observed) bool {
 
 // sticky reports whether a row's Deleting or TearingDown status, which the
 // API set, must stay although the controller has not reported it yet: a
-// disconnect cannot be undone, and a teardown ends only by failing.
+// disconnect cannot be undone, and a teardown ends only by failing. So
+// must the status of a retry the controller has not taken up yet: until
+// then its HostCluster still reads Failed.
 func sticky(rowStatus string, o hostclusters.Observed) bool {
 	switch {
+	case o.RetryPending:
+		return o.Phase == string(v1alpha1.PhaseFailed)
 	case strings.EqualFold(rowStatus, string(v1alpha1.PhaseDeleting)):
 		return o.Phase != string(v1alpha1.PhaseDeleting)
 	case strings.EqualFold(rowStatus, string(v1alpha1.PhaseTearingDown)):

@@ -142,8 +142,8 @@ func TestConnectAsHostRacesDecidedByTheIndex(t *testing.T) {
 	}
 }
 
-// A row's Deleting or TearingDown status, set by the API, is not undone by
-// a HostCluster the controller has not updated yet.
+// A row's Deleting, TearingDown or retry status, set by the API, is not
+// undone by a HostCluster the controller has not updated yet.
 func TestStickyLifecycleStatus(t *testing.T) {
 	obs := func(phase string, pending bool) hostclusters.Observed {
 		return hostclusters.Observed{Phase: phase, TeardownPending: pending}
@@ -160,6 +160,11 @@ func TestStickyLifecycleStatus(t *testing.T) {
 		{"TearingDown", obs("Failed", false), false},
 		{"TearingDown", obs("TearingDown", true), false},
 		{"Ready", obs("BootstrappingFlux", false), false},
+		// A retry the controller has not taken up yet: the HostCluster
+		// still reads Failed, the row keeps the retry's Pending.
+		{"Pending", hostclusters.Observed{Phase: "Failed", RetryPending: true}, true},
+		{"Pending", hostclusters.Observed{Phase: "Provisioning", RetryPending: true}, false},
+		{"Pending", hostclusters.Observed{Phase: "Failed"}, false},
 	}
 	for _, c := range cases {
 		if got := sticky(c.row, c.o); got != c.want {

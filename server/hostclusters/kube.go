@@ -154,8 +154,10 @@ func observed(o *unstructured.Unstructured) Observed {
 	ready, _, _ := unstructured.NestedInt64(o.Object, "status", "readyNodeCount")
 	a := o.GetAnnotations()
 	req := a[v1alpha1.TeardownAnnotation]
+	retried, _, _ := unstructured.NestedString(o.Object, "status", "retried")
 	return Observed{Phase: phase, Message: msg, KubernetesVersion: version, NodeCount: int(nodes), ReadyNodeCount: int(ready),
-		TeardownPending: req != "" && a[v1alpha1.TeardownFailedAnnotation] != req}
+		TeardownPending: req != "" && a[v1alpha1.TeardownFailedAnnotation] != req,
+		RetryPending:    a[v1alpha1.RetryAnnotation] != "" && a[v1alpha1.RetryAnnotation] != retried}
 }
 
 // Delete removes the HostCluster; the controller's finalizer cleans up.
@@ -177,6 +179,31 @@ func (k *Kube) Teardown(ctx context.Context, id string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("request the teardown of HostCluster %s: %w", id, err)
+	}
+	return nil
+}
+
+// Retry sets the HostCluster's retry annotation to the current time; the
+// controller takes each new value up once. The annotation is written only
+// onto the version read (a failed teardown seen then is refused), so a
+// teardown asked for in between is not hidden by a retry.
+func (k *Kube) Retry(ctx context.Context, id string) error {
+	res := k.dyn.Resource(GVR).Namespace(Namespace)
+	o, err := res.Get(ctx, id, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("retry cluster %s: %w", id, ErrNoHostCluster)
+	}
+	if err != nil {
+		return fmt.Errorf("read HostCluster %s: %w", id, err)
+	}
+	if a := o.GetAnnotations(); a[v1alpha1.TeardownAnnotation] != "" {
+		return fmt.Errorf("retry cluster %s: %w", id, ErrTeardownFailed)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, o.GetResourceVersion(),
+		v1alpha1.RetryAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
+	_, err = res.Patch(ctx, id, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("request a retry of HostCluster %s: %w", id, err)
 	}
 	return nil
 }

@@ -28,6 +28,10 @@ var ErrNotConfigured = errors.New("no management cluster configured: start the s
 // HostCluster.
 var ErrNoHostCluster = errors.New("no HostCluster")
 
+// ErrTeardownFailed is returned by Retry for a cluster whose teardown
+// failed: that is retried by asking for the teardown again.
+var ErrTeardownFailed = errors.New("its teardown failed")
+
 // Mode says how a HostCluster comes to exist.
 type Mode string
 
@@ -82,6 +86,9 @@ type Observed struct {
 	// TeardownPending: a teardown was requested and has not failed (it
 	// runs, or the controller has yet to see it).
 	TeardownPending bool
+	// RetryPending: a retry was requested that the controller has not
+	// taken up yet (the phase still reads Failed).
+	RetryPending bool
 }
 
 // Registry creates, observes and removes HostClusters.
@@ -101,6 +108,11 @@ type Registry interface {
 	// Kubernetes version ("" keeps it); the controller moves the cluster
 	// there through its plugin. A missing HostCluster is an error.
 	Update(ctx context.Context, id string, nodeCount *int, version string) error
+	// Retry asks the controller to try a Failed cluster again from the
+	// step that failed. A missing HostCluster is ErrNoHostCluster; one
+	// whose teardown failed is ErrTeardownFailed (ask for the teardown
+	// again instead).
+	Retry(ctx context.Context, id string) error
 }
 
 // KubeconfigSecretName is the Secret holding a cluster's kubeconfig, the
@@ -131,3 +143,6 @@ func (Unconfigured) Teardown(context.Context, string) error { return ErrNotConfi
 
 // Update fails with ErrNotConfigured.
 func (Unconfigured) Update(context.Context, string, *int, string) error { return ErrNotConfigured }
+
+// Retry refuses: without a management cluster there is nothing to retry.
+func (Unconfigured) Retry(context.Context, string) error { return ErrNotConfigured }

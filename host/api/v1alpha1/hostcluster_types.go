@@ -191,10 +191,18 @@ type HostClusterStatus struct {
 	NodeCount int32 `json:"nodeCount,omitempty"`
 	// +optional
 	ReadyNodeCount int32 `json:"readyNodeCount,omitempty"`
+	// WorkerNodeCount counts the nodes without the control-plane role,
+	// what spec.nodeCount asks for; unset until the inventory was read.
+	// +optional
+	WorkerNodeCount *int32 `json:"workerNodeCount,omitempty"`
 	// +optional
 	InventoryTime *metav1.Time `json:"inventoryTime,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Retried is the value of the last RetryAnnotation the controller took
+	// up; a different value is a retry still to start.
+	// +optional
+	Retried string `json:"retried,omitempty"`
 	// +listType=map
 	// +listMapKey=type
 	// +optional

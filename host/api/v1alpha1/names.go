@@ -36,6 +36,13 @@ const DestroyOperationAnnotation = "kubeopera.io/destroy-operation-id"
 // operation while it runs, so a restarted controller resumes it.
 const UpdateOperationAnnotation = "kubeopera.io/update-operation-id"
 
+// RetryAnnotation asks for a Failed cluster to be tried again: its value
+// is the request's time (RFC 3339). The controller takes a request up once,
+// recording its value in status.retried, and starts the step that failed
+// again (a provisioned cluster's Provision, for the same cluster ID, when
+// that is what failed). A new value is a new request.
+const RetryAnnotation = "kubeopera.io/retry"
+
 // TeardownFailedAnnotation holds the TeardownAnnotation value whose Destroy
 // failed: that request is not tried again; a new one is.
 const TeardownFailedAnnotation = "kubeopera.io/teardown-failed"

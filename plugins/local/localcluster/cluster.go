@@ -20,7 +20,8 @@ type Status struct {
 // starter (a command that runs Boot on the directory it gets as its last
 // argument) as a detached process. It returns at once; Inspect follows the
 // start. Creating a cluster that exists does nothing, so a retried request
-// never starts a second one.
+// never starts a second one, unless the cluster Failed: that one is
+// removed and started again (a retry after a failure).
 func Create(root string, spec Spec, starter ...string) error {
 	c, err := open(root, spec.ID)
 	if err != nil {
@@ -30,7 +31,15 @@ func Create(root string, spec Spec, starter ...string) error {
 		return fmt.Errorf("local clusters directory: %w", err)
 	}
 	if err := os.Mkdir(c.dir, 0o700); errors.Is(err, fs.ErrExist) {
-		return nil
+		if st, err := Inspect(root, spec.ID); err != nil || st.Phase != Failed {
+			return err // starting or started: the same request again
+		}
+		// A retry of a cluster that failed starts it from scratch: a
+		// cluster that never became Ready has nothing worth keeping.
+		if err := Remove(root, spec.ID); err != nil {
+			return err
+		}
+		return Create(root, spec, starter...)
 	} else if err != nil {
 		return fmt.Errorf("local cluster directory: %w", err)
 	}

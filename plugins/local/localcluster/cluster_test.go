@@ -103,6 +103,18 @@ func TestAProcessThatDiesFailsTheCluster(t *testing.T) {
 	if err != nil || st.Phase != Failed || !strings.Contains(st.Message, "kube-scheduler is not running") {
 		t.Errorf("Inspect after the scheduler died = %+v, %v; want Failed naming kube-scheduler", st, err)
 	}
+
+	// Creating it again (the controller's retry) starts it from scratch.
+	bin, _ := sandbox.BinDir()
+	if err := Create(root, Spec{ID: "c2", Nodes: 1, BinDir: bin}, os.Args[0], "-test.run=^$"); err != nil {
+		t.Fatal(err)
+	}
+	if st := waitPhase(t, root, "c2", 3*time.Minute); st.Phase != Ready {
+		t.Fatalf("after the retry: %s: %s", st.Phase, st.Message)
+	}
+	if again := c.pid("kube-scheduler"); again == pid || !c.alive(again) {
+		t.Errorf("after the retry the scheduler is pid %d (alive %v), the dead one was %d", again, c.alive(again), pid)
+	}
 }
 
 func TestIDsThatAreNotDNSLabelsAreRefused(t *testing.T) {

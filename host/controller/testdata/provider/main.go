@@ -1,7 +1,8 @@
 // Command kubeopera-provider-testcloud is the controller tests' provider:
 // Provision records the call, Status reports RUNNING for the first
 // $TESTCLOUD_POLLS polls of an operation and then SUCCEEDED (or FAILED for
-// a cluster ID starting with "doomed"), and Kubeconfig returns the file
+// a cluster ID starting with "doomed" until the state file "fixed-<id>"
+// exists), and Kubeconfig returns the file
 // $TESTCLOUD_KUBECONFIG, expiring after $TESTCLOUD_KUBECONFIG_TTL when set
 // (each such call is counted in the state file "kubeconfig"). Destroy runs
 // like Provision (see there). Update (scale and upgrade, from version
@@ -25,6 +26,8 @@ import (
 type testcloud struct{}
 
 func state(name string) string { return filepath.Join(os.Getenv("TESTCLOUD_STATE"), name) }
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // bump appends one line to a state file and returns the line count.
 func bump(name string) int {
@@ -114,7 +117,7 @@ func (testcloud) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationSt
 	case n <= polls:
 		return sdk.OperationStatus{OperationID: r.OperationID, State: sdk.Running, Progress: 100 * n / (polls + 1),
 			Message: "creating machines " + strconv.Itoa(n) + "/" + strconv.Itoa(polls)}, nil
-	case strings.HasPrefix(r.OperationID, "op-doomed"):
+	case strings.HasPrefix(r.OperationID, "op-doomed") && !exists(state("fixed-"+strings.TrimPrefix(r.OperationID, "op-"))):
 		return sdk.OperationStatus{OperationID: r.OperationID, State: sdk.Failed, Message: "quota exceeded for instance type t3.medium",
 			ErrorClass: sdk.UserFixable}, nil
 	}
