@@ -47,7 +47,7 @@ func newServerCommand() *cobra.Command {
 			"creates the first platform-admin token if there is none and says where it is, and listens on\n" +
 			"127.0.0.1:8080. SIGINT or SIGTERM shut it down gracefully. --with-controller also runs the\n" +
 			"host-cluster-controller in this process against the management cluster (--kubeconfig, else\n" +
-			"in-cluster), for a small install with one replica.",
+			"in-cluster); with a PostgreSQL database it elects a leader, so replicas may share it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -56,6 +56,11 @@ func newServerCommand() *cobra.Command {
 				return serve.Run(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), nil)
 			}
 			o.db, o.pluginDir, o.metricsAddr, o.probeAddr = c, c.PluginDir, "0", "0"
+			if !cmd.Flags().Changed("leader-elect") {
+				// Replicas on one PostgreSQL each run a controller: only
+				// the one holding the lease may reconcile.
+				o.leaderElect = c.SharedDatabase()
+			}
 			return serveWithController(ctx, c, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -75,7 +80,8 @@ func newServerCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&c.PublicMetrics, "public-metrics", os.Getenv("KUBEOPERA_PUBLIC_METRICS") == "true",
 		"serve /metrics without a token (default: a viewer's token is needed; env KUBEOPERA_PUBLIC_METRICS=true)")
 	defaultFlags(cmd, &c.Defaults)
-	cmd.Flags().BoolVar(&withController, "with-controller", false, "also run the host-cluster-controller in this process (no leader election: run one replica)")
+	cmd.Flags().BoolVar(&withController, "with-controller", false, "also run the host-cluster-controller in this process")
+	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", false, "with --with-controller: elect a leader so only one replica reconciles (default: on with a PostgreSQL --database, off with SQLite)")
 	reconcileFlags(cmd.Flags(), &o)
 	return cmd
 }

@@ -107,7 +107,7 @@ type envOpts struct {
 	inspector  Inspector
 	noSync     bool
 	hash       func([]byte) ([]byte, error)
-	setupDone  func()
+	setupDone  func(context.Context)
 	fleet      bool // overview and health routes over the management cluster's stored kubeconfigs
 	// allowUnsafe lets connect take unsafe kubeconfigs (a server setting)
 	allowUnsafe bool

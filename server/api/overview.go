@@ -28,7 +28,13 @@ func (s *server) overview(c *fiber.Ctx) error {
 	if s.fleet == nil {
 		return problem(http.StatusServiceUnavailable, "the overview needs access to clusters: configure a management cluster or self-registration")
 	}
-	ov, err := s.overviews.Get(c.UserContext(), func(ctx context.Context) (federation.Overview, error) {
+	// The stamp costs one small query and keeps another server's delete
+	// from being served out of this server's cache.
+	stamp, err := s.store.ClustersStamp(c.UserContext())
+	if err != nil {
+		return err
+	}
+	ov, err := s.overviews.Get(c.UserContext(), stamp, func(ctx context.Context) (federation.Overview, error) {
 		targets, err := s.fleet.Targets(ctx)
 		if err != nil {
 			return federation.Overview{}, err

@@ -71,7 +71,7 @@ type Deps struct {
 	SetupSecret string
 	// SetupDone, if not nil, is called once the first administrator
 	// exists, so the secret's file can be removed.
-	SetupDone func()
+	SetupDone func(ctx context.Context)
 	// NoSyncOnRead turns off merging HostCluster phases into cluster reads
 	// (for the benchmark's baseline).
 	NoSyncOnRead bool
@@ -123,7 +123,7 @@ type server struct {
 	principals *principalCache
 
 	setupSecret  string
-	setupDone    func()
+	setupDone    func(context.Context)
 	setupMu      sync.Mutex
 	hashPassword func([]byte) ([]byte, error)
 	sessions     SessionOptions

@@ -110,7 +110,7 @@ func (s *server) setupAdmin(c *fiber.Ctx) error {
 	c.Locals(auditTargetKey, u.ID)
 	s.log.Info("super-admin created", "user_id", u.ID, "username", u.Username, "request_id", requestID(c))
 	if s.setupDone != nil {
-		s.setupDone()
+		s.setupDone(ctx)
 	}
 	return c.Status(http.StatusCreated).JSON(setupAdminResponse{ID: u.ID, Email: u.Email, Username: u.Username,
 		CreatedAt: u.CreatedAt})

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -13,7 +14,7 @@ import (
 // the secret is used up, and no message ever repeats it.
 func TestSetupAdminNeedsTheSetupSecret(t *testing.T) {
 	var done atomic.Int32
-	e := newEnv(t, envOpts{setupDone: func() { done.Add(1) }})
+	e := newEnv(t, envOpts{setupDone: func(context.Context) { done.Add(1) }})
 	req := map[string]string{"email": "ops@example.com", "username": "ops", "password": "first-admin-password"}
 	var bodies []string
 	for _, tc := range []struct {

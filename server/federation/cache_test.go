@@ -23,7 +23,7 @@ func TestCacheSharesOneBuildAmongConcurrentViewers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ov, err := c.Get(context.Background(), build)
+			ov, err := c.Get(context.Background(), "", build)
 			if err != nil || ov.Summary.Clusters != 7 {
 				t.Errorf("Get = %+v, %v", ov.Summary, err)
 			}
@@ -34,7 +34,7 @@ func TestCacheSharesOneBuildAmongConcurrentViewers(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
-	if _, err := c.Get(context.Background(), build); err != nil { // fresh: served from the cache
+	if _, err := c.Get(context.Background(), "", build); err != nil { // fresh: served from the cache
 		t.Fatal(err)
 	}
 	if n := builds.Load(); n != 1 {
@@ -55,17 +55,17 @@ func TestCacheBuildsAgainAfterTheTTLAndNeverKeepsAFailure(t *testing.T) {
 		}
 		return Overview{}, nil
 	}
-	if _, err := c.Get(context.Background(), build); err == nil {
+	if _, err := c.Get(context.Background(), "", build); err == nil {
 		t.Fatal("failed build: no error")
 	}
 	fail = false
 	for range 2 {
-		if _, err := c.Get(context.Background(), build); err != nil {
+		if _, err := c.Get(context.Background(), "", build); err != nil {
 			t.Fatal(err)
 		}
 	}
 	clock = clock.Add(time.Minute)
-	if _, err := c.Get(context.Background(), build); err != nil {
+	if _, err := c.Get(context.Background(), "", build); err != nil {
 		t.Fatal(err)
 	}
 	if n := builds.Load(); n != 3 {
@@ -85,7 +85,7 @@ func TestCacheBuildOutlivesTheViewerWhoStartedIt(t *testing.T) {
 	first, leave := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.Get(first, build)
+		_, err := c.Get(first, "", build)
 		errc <- err
 	}()
 	<-started
@@ -97,10 +97,52 @@ func TestCacheBuildOutlivesTheViewerWhoStartedIt(t *testing.T) {
 	if err := <-buildErr; err != nil {
 		t.Fatalf("the build saw %v when its first viewer left; it must run to its end for the others", err)
 	}
-	ov, err := c.Get(context.Background(), func(context.Context) (Overview, error) {
+	ov, err := c.Get(context.Background(), "", func(context.Context) (Overview, error) {
 		return Overview{}, errors.New("built twice")
 	})
 	if err != nil || ov.Summary.Clusters != 1 {
 		t.Errorf("next viewer: %+v, %v; want the overview the first build cached", ov.Summary, err)
+	}
+}
+
+// An overview built from an older cluster list (another server deleted a
+// cluster meanwhile) is neither served within its TTL nor joined while it
+// is being built: the viewer gets one built for the current stamp.
+func TestCacheNeverServesAnOverviewOfAnOlderClusterList(t *testing.T) {
+	c := NewCache(time.Hour)
+	build := func(n int) func(context.Context) (Overview, error) {
+		return func(context.Context) (Overview, error) { return Overview{Summary: Summary{Clusters: n}}, nil }
+	}
+	if ov, err := c.Get(context.Background(), "2/t1", build(2)); err != nil || ov.Summary.Clusters != 2 {
+		t.Fatalf("first build: %+v, %v", ov.Summary, err)
+	}
+	if ov, _ := c.Get(context.Background(), "2/t1", build(99)); ov.Summary.Clusters != 2 {
+		t.Errorf("same stamp within the TTL: built again (%d clusters), want the cached 2", ov.Summary.Clusters)
+	}
+	if ov, _ := c.Get(context.Background(), "1/t2", build(1)); ov.Summary.Clusters != 1 {
+		t.Errorf("new stamp: served %d clusters, want the rebuilt 1", ov.Summary.Clusters)
+	}
+
+	release := make(chan struct{})
+	started := make(chan struct{})
+	old := make(chan Overview, 1)
+	go func() {
+		ov, _ := c.Get(context.Background(), "5/t3", func(context.Context) (Overview, error) {
+			close(started)
+			<-release
+			return Overview{Summary: Summary{Clusters: 5}}, nil
+		})
+		old <- ov
+	}()
+	<-started
+	if ov, _ := c.Get(context.Background(), "4/t4", build(4)); ov.Summary.Clusters != 4 {
+		t.Errorf("a build for an older stamp in flight was joined: %d clusters, want 4", ov.Summary.Clusters)
+	}
+	close(release)
+	if ov := <-old; ov.Summary.Clusters != 5 {
+		t.Errorf("the overtaken build's own viewer got %d, want 5", ov.Summary.Clusters)
+	}
+	if ov, _ := c.Get(context.Background(), "4/t4", build(99)); ov.Summary.Clusters != 4 {
+		t.Errorf("the overtaken build replaced the newer one in the cache: %d clusters", ov.Summary.Clusters)
 	}
 }

@@ -105,7 +105,7 @@ func BenchmarkOverviewViewers50(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if ov, err := c.Get(context.Background(), build); err != nil || ov.Summary.Clusters != clusters {
+				if ov, err := c.Get(context.Background(), "", build); err != nil || ov.Summary.Clusters != clusters {
 					b.Errorf("viewer: %+v, %v", ov.Summary, err)
 				}
 			}()

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ochestra-tech/kubeopera/server/api"
@@ -65,6 +64,11 @@ func (c *Config) databaseDSN() string {
 	return filepath.Join(c.DataDir, "kubeopera.db")
 }
 
+// SharedDatabase reports whether the database is PostgreSQL, which several
+// server and controller replicas may share, rather than a SQLite file one
+// process owns.
+func (c *Config) SharedDatabase() bool { return store.IsPostgresDSN(c.databaseDSN()) }
+
 // OpenStore opens and migrates the database.
 func OpenStore(ctx context.Context, c Config) (*store.Store, error) {
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
@@ -92,7 +96,7 @@ func OpenStore(ctx context.Context, c Config) (*store.Store, error) {
 // it creates a new database file 0600 before SQLite does (its -wal and -shm
 // files take the database's mode) and tightens existing ones.
 func privateSQLiteFiles(dsn string, say func(string, ...any)) error {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if store.IsPostgresDSN(dsn) {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dsn), 0o700); err != nil {
@@ -115,11 +119,19 @@ func privateSQLiteFiles(dsn string, say func(string, ...any)) error {
 func (c *Config) keyFile() string { return filepath.Join(c.DataDir, "encryption.key") }
 
 // LoadKeys loads the encryption keyring from configuration or, when none is
-// configured, from a key file in the data directory, generating it at first
-// start. It fails when a stored credential was sealed with a key the
+// configured and the database is SQLite, from a key file in the data
+// directory, generating it at first start. On PostgreSQL a key must be
+// configured. It fails when a stored credential was sealed with a key the
 // keyring lacks, naming the key ID.
 func LoadKeys(ctx context.Context, c Config, st *store.Store, say func(string, ...any)) (*sealing.Keyring, error) {
 	kr, err := sealing.LoadKeyring(c.Getenv)
+	if errors.Is(err, sealing.ErrNoKey) && st.Dialect() == store.DialectPostgres {
+		// A key generated here would be this server's alone: another
+		// replica on the same database could not open what it sealed.
+		return nil, fmt.Errorf("encryption key: a PostgreSQL database is shared by every server and controller replica, "+
+			"so each must be given the same key: set %s (32 random bytes, base64), or %s to a file holding it "+
+			"(an existing %s can be named so)", sealing.EnvKey, sealing.EnvKeyFile, c.keyFile())
+	}
 	if errors.Is(err, sealing.ErrNoKey) {
 		path := c.keyFile()
 		if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
@@ -170,12 +182,23 @@ func EnsureAdminToken(ctx context.Context, c Config, st *store.Store, say func(s
 	if !fromEnv {
 		token, _ = api.NewToken()
 		// writePrivate makes even a file left over with a looser mode 0600.
+		// The file comes first: a stored token nobody has is worse than a
+		// file without a token, which is removed below if another server
+		// on the same database made the first token.
 		if err := writePrivate(path, []byte(token+"\n")); err != nil {
 			return fmt.Errorf("write first admin token: %w", err)
 		}
 	}
-	if err := st.CreateToken(ctx, &store.Token{Name: "initial-admin", Role: string(api.PlatformAdmin), Hash: api.HashToken(token)}); err != nil {
+	created, err := st.CreateFirstToken(ctx, &store.Token{Name: "initial-admin", Role: string(api.PlatformAdmin), Hash: api.HashToken(token)})
+	if err != nil {
 		return fmt.Errorf("store first admin token: %w", err)
+	}
+	if !created {
+		if !fromEnv {
+			_ = os.Remove(path)
+		}
+		say("another server on this database created the first platform-admin token")
+		return nil
 	}
 	if fromEnv {
 		say("created the first platform-admin token from %s", EnvAdminToken)

@@ -29,6 +29,7 @@ func TestEnsureSuperAdminWritesAPrivatePasswordOnceAndUsesUpTheSetupSecret(t *te
 	data, _ := os.ReadFile(path)
 	password := strings.TrimSpace(string(data))
 	st := openTestStore(t, c)
+	keys := testKeys(t)
 	u, err := st.UserByUsername(ctx, "admin")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestEnsureSuperAdminWritesAPrivatePasswordOnceAndUsesUpTheSetupSecret(t *te
 		t.Error("the password in the file does not match the stored hash")
 	}
 	var out strings.Builder
-	if secret, err := EnsureSetupSecret(ctx, c, st, sayInto(&out)); err != nil || secret != "" {
+	if secret, err := EnsureSetupSecret(ctx, c, st, keys, sayInto(&out)); err != nil || secret != "" {
 		t.Errorf("setup secret after the super-admin exists: %v, still offered: %v", err, secret != "")
 	}
 

@@ -54,7 +54,7 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if err := EnsureAdminToken(ctx, c, st, say); err != nil {
 		return err
 	}
-	setupSecret, err := EnsureSetupSecret(ctx, c, st, say)
+	setupSecret, err := EnsureSetupSecret(ctx, c, st, keys, say)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	defer func() { stopUsage(); <-usageDone }()
 	app := api.New(api.Deps{TokenUsage: usage, Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
-		SetupDone: func() { RemoveSetupSecret(c.setupSecretFile(), say) },
+		SetupDone: func(ctx context.Context) { RemoveSetupSecret(ctx, st, c.setupSecretFile(), say) },
 		Web:       web.Dist(), TrustedProxies: proxies,
 		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs, PublicMetrics: c.PublicMetrics, Defaults: c.Defaults})
 	ln, err := net.Listen("tcp", c.Listen)

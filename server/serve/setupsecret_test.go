@@ -2,12 +2,14 @@ package serve
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -16,6 +18,18 @@ func noEnv(string) (string, bool) { return "", false }
 // sayInto collects operator output.
 func sayInto(out *strings.Builder) func(string, ...any) {
 	return func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+}
+
+// testKeys is a keyring with one new random key.
+func testKeys(t *testing.T) *sealing.Keyring {
+	t.Helper()
+	key := make([]byte, sealing.KeySize)
+	_, _ = rand.Read(key)
+	kr, err := sealing.NewKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kr
 }
 
 func openTestStore(t *testing.T, c Config) *store.Store {
@@ -35,8 +49,9 @@ func TestSetupSecretLifecycle(t *testing.T) {
 	ctx := context.Background()
 	c := Config{DataDir: t.TempDir(), Getenv: noEnv}
 	st := openTestStore(t, c)
+	keys := testKeys(t)
 	var out strings.Builder
-	secret, err := EnsureSetupSecret(ctx, c, st, sayInto(&out))
+	secret, err := EnsureSetupSecret(ctx, c, st, keys, sayInto(&out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,18 +66,18 @@ func TestSetupSecretLifecycle(t *testing.T) {
 	if !strings.Contains(out.String(), path) || strings.Contains(out.String(), secret) {
 		t.Errorf("output must name the file and not the secret:\n%s", out.String())
 	}
-	again, err := EnsureSetupSecret(ctx, c, st, sayInto(&out))
+	again, err := EnsureSetupSecret(ctx, c, st, keys, sayInto(&out))
 	if err != nil || again != secret {
 		t.Errorf("second start: %v, same secret %v", err, again == secret)
 	}
 
 	envSecret := "from-the-installer-0123456789"
 	c.Getenv = func(k string) (string, bool) { return envSecret, k == EnvSetupSecret }
-	if got, err := EnsureSetupSecret(ctx, c, st, sayInto(&out)); err != nil || got != envSecret {
+	if got, err := EnsureSetupSecret(ctx, c, st, keys, sayInto(&out)); err != nil || got != envSecret {
 		t.Errorf("with %s: %v, got the env's secret %v", EnvSetupSecret, err, got == envSecret)
 	}
 	c.Getenv = func(k string) (string, bool) { return "short", k == EnvSetupSecret }
-	if _, err := EnsureSetupSecret(ctx, c, st, sayInto(&out)); err == nil || strings.Contains(err.Error(), "short") {
+	if _, err := EnsureSetupSecret(ctx, c, st, keys, sayInto(&out)); err == nil || strings.Contains(err.Error(), "short") {
 		t.Errorf("a short %s: %v, want an error that does not repeat it", EnvSetupSecret, err)
 	}
 
@@ -71,7 +86,7 @@ func TestSetupSecretLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Getenv = func(k string) (string, bool) { return envSecret, k == EnvSetupSecret }
-	got, err := EnsureSetupSecret(ctx, c, st, sayInto(&out))
+	got, err := EnsureSetupSecret(ctx, c, st, keys, sayInto(&out))
 	if err != nil || got != "" {
 		t.Errorf("after the admin exists: %v, a secret is still accepted: %v", err, got != "")
 	}
@@ -95,11 +110,12 @@ func TestServerFilesArePrivate(t *testing.T) {
 	}
 	db := filepath.Join(c.DataDir, "kubeopera.db")
 	st := openTestStore(t, c)
+	keys := testKeys(t)
 	var out strings.Builder
 	if err := EnsureAdminToken(ctx, c, st, sayInto(&out)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := EnsureSetupSecret(ctx, c, st, sayInto(&out)); err != nil {
+	if _, err := EnsureSetupSecret(ctx, c, st, keys, sayInto(&out)); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{token, filepath.Join(c.DataDir, "setup-secret"), db, db + "-wal", db + "-shm"} {

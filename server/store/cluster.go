@@ -147,3 +147,18 @@ func (s *Store) DeleteCluster(ctx context.Context, id string) error {
 	res, err := s.db.NewDelete().Model((*Cluster)(nil)).Where("id = ?", id).Exec(ctx)
 	return oneRow(res, err, fmt.Sprintf("delete cluster %q", id), fmt.Sprintf("cluster %q", id))
 }
+
+// ClustersStamp changes whenever a cluster row is added, deleted or
+// updated: it is the number of rows and the latest updated_at. A cache of
+// something built from the rows (the overview) compares it before serving,
+// so a server never serves a cluster another server deleted.
+func (s *Store) ClustersStamp(ctx context.Context) (string, error) {
+	var (
+		n      int64
+		latest any
+	)
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*), max(updated_at) FROM clusters").Scan(&n, &latest); err != nil {
+		return "", fmt.Errorf("read the clusters' stamp: %w", err)
+	}
+	return fmt.Sprintf("%d/%v", n, latest), nil
+}

@@ -54,13 +54,15 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 }
 
 func open(dsn string) (*Store, error) {
-	if isPostgresDSN(dsn) {
+	if IsPostgresDSN(dsn) {
 		return openPostgres(dsn), nil
 	}
 	return openSQLite(dsn)
 }
 
-func isPostgresDSN(dsn string) bool {
+// IsPostgresDSN reports whether dsn names a PostgreSQL database rather
+// than a SQLite file.
+func IsPostgresDSN(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
