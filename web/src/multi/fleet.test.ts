@@ -16,10 +16,11 @@ const cluster = (id: string, status: Cluster['status'], badge: Cluster['badge'])
 
 describe('Healthy Clusters', () => {
   it('counts the clusters whose status is Ready, not those with a green health badge', () => {
-    const rows = [row('a', 'green'), row('b', 'green'), row('c', 'red')];
-    const clusters = [cluster('a', 'Ready', 'green'), cluster('b', 'InstallingKubeOpera', 'amber'), cluster('c', 'Ready', 'green')];
-    expect(readyClusters(rows, clusters)).toBe(2);
-    expect(ratio(readyClusters(rows, clusters), rows.length)).toBe('2/3');
+    const rows = [row('a', 'green'), row('b', 'green'), row('c', 'green'), row('d', 'red')];
+    const clusters = [cluster('a', 'Ready', 'green'), cluster('b', 'InstallingKubeOpera', 'amber'), cluster('c', 'Failed', 'red'),
+      cluster('d', 'Ready', 'green')];
+    expect(readyClusters(rows, clusters)).toBe(2); // three have a green health badge
+    expect(ratio(readyClusters(rows, clusters), rows.length)).toBe('2/4');
   });
 
   it('does not count a Ready cluster the overview leaves out, nor a row the API does not list', () => {
