@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -19,6 +22,7 @@ import (
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // apiServer stands in for a target's API server: it records the requests
@@ -28,6 +32,9 @@ type apiServer struct {
 	paths  []string
 	setups []string
 	status int
+	// contentType and body answer every request (a JSON body with detail
+	// "starting" when empty).
+	contentType, body string
 }
 
 func (a *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -35,9 +42,9 @@ func (a *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer a.mu.Unlock()
 	a.paths = append(a.paths, r.URL.Path)
 	a.setups = append(a.setups, r.Header.Get(v1.SetupSecretHeader))
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", cmp.Or(a.contentType, "application/json"))
 	w.WriteHeader(a.status)
-	_, _ = w.Write([]byte(`{"id":"u1","detail":"starting"}`))
+	_, _ = w.Write([]byte(cmp.Or(a.body, `{"id":"u1","detail":"starting"}`)))
 }
 
 func adminCluster(id string) *v1.HostCluster {
@@ -55,7 +62,15 @@ func TestFirstAdminGoesThroughTheServiceProxy(t *testing.T) {
 	api := &apiServer{status: http.StatusCreated}
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-	tgt := &target{config: &rest.Config{Host: srv.URL}}
+	// The server's endpoint is on a node kwok does not simulate.
+	ready := true
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ip-10-0-1-5", Labels: map[string]string{"type": "m6i.large"}}}
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "kubeopera-server-x1", Namespace: gitops.NamespaceSystem,
+		Labels: map[string]string{discoveryv1.LabelServiceName: gitops.ServerName}}, AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"127.0.0.21"}, NodeName: &node.Name,
+			Conditions: discoveryv1.EndpointConditions{Ready: &ready}}}}
+	tc := fake.NewClientBuilder().WithScheme(mgmtScheme).WithObjects(node, slice).Build()
+	tgt := &target{config: &rest.Config{Host: srv.URL}, client: tc}
 
 	hc := adminCluster("c1")
 	if err := p.createAdmin(ctx, hc, tgt); err != nil || !meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAdminCreated) {
@@ -85,6 +100,9 @@ func TestCreateAdminStep(t *testing.T) {
 		reason  string
 		says    []string
 		calls   int
+		// contentType and body of the server's answer (JSON with detail
+		// "starting" when empty)
+		contentType, body string
 	}{
 		{name: "not asked for is skipped without a call", noAdmin: true, want: "done", cond: metav1.ConditionFalse,
 			reason: v1.ReasonSkipped, says: []string{"set adminEmail and adminUsername"}},
@@ -99,13 +117,25 @@ func TestCreateAdminStep(t *testing.T) {
 			want: "stalled:" + v1.ReasonAdminUnanswered, cond: metav1.ConditionFalse, reason: v1.ReasonWaiting,
 			says: []string{"did not accept the first-admin call for 1m0s", "HTTP 503", "Check its server"}, calls: 1},
 		{name: "refused stalls", status: http.StatusBadRequest, want: "stalled:" + v1.ReasonAdminRefused,
-			says: []string{"was refused (HTTP 400)", "starting"}, calls: 1},
+			says: []string{"was refused: HTTP 400: starting"}, calls: 1},
+		{name: "a proxy's 403 is retried with its body in the message", status: http.StatusForbidden,
+			contentType: "text/plain", body: "resolve_deny: denied destination\n", want: "retrying", cond: metav1.ConditionFalse,
+			reason: v1.ReasonWaiting, says: []string{"HTTP 403: resolve_deny: denied destination; the first-admin call is retried until"}, calls: 1},
+		{name: "the API server's 503 without endpoints is retried with its message", status: http.StatusServiceUnavailable,
+			body: `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"no endpoints available for service \"kubeopera-server\"","reason":"ServiceUnavailable","code":503}`,
+			want: "retrying", cond: metav1.ConditionFalse, reason: v1.ReasonWaiting,
+			says: []string{`HTTP 503: no endpoints available for service "kubeopera-server"`}, calls: 1},
+		{name: "an empty answer says so", status: http.StatusBadGateway, contentType: "text/plain", body: " ", want: "retrying",
+			says: []string{"HTTP 502 with an empty body"}, calls: 1},
+		{name: "the installed KubeOpera's own 403 stalls", status: http.StatusForbidden, contentType: "application/problem+json",
+			body: `{"title":"Forbidden","status":403,"detail":"the setup secret does not match"}`, want: "stalled:" + v1.ReasonAdminRefused,
+			says: []string{"was refused: HTTP 403: the setup secret does not match"}, calls: 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			mgmt := fake.NewClientBuilder().WithScheme(mgmtScheme).Build()
-			api := &apiServer{status: c.status}
+			api := &apiServer{status: c.status, contentType: c.contentType, body: c.body}
 			srv := httptest.NewServer(api)
 			defer srv.Close()
 			p := New(Options{Management: mgmt, AdminTimeout: time.Minute, AdminURL: func(*v1.HostCluster) string { return srv.URL }})
@@ -130,6 +160,10 @@ func TestCreateAdminStep(t *testing.T) {
 			if got := stepKind(err); got != c.want {
 				t.Errorf("result %s (%v), want %s", got, err, c.want)
 			}
+			var w *step.Waiting
+			if errors.As(err, &w) && (w.After < time.Second || w.After > 30*time.Second) {
+				t.Errorf("retried after %s, want 1-30s", w.After)
+			}
 			if len(api.paths) != c.calls {
 				t.Errorf("%d calls to the server, want %d", len(api.paths), c.calls)
 			}
@@ -147,6 +181,20 @@ func TestCreateAdminStep(t *testing.T) {
 				t.Errorf("AdminCreated %+v, want %s/%s", cnd, c.cond, c.reason)
 			}
 		})
+	}
+}
+
+// A retried first-admin call waits as long as it has waited so far,
+// between 1 and 30 seconds: the delays double without a count.
+func TestAdminBackoffDoublesFromOneToThirtySeconds(t *testing.T) {
+	for _, c := range []struct{ waited, want time.Duration }{
+		{0, time.Second}, {500 * time.Millisecond, time.Second}, {time.Second, time.Second},
+		{2 * time.Second, 2 * time.Second}, {16 * time.Second, 16 * time.Second}, {31 * time.Second, 30 * time.Second},
+		{time.Hour, 30 * time.Second},
+	} {
+		if got := adminBackoff(c.waited); got != c.want {
+			t.Errorf("after waiting %s: next in %s, want %s", c.waited, got, c.want)
+		}
 	}
 }
 

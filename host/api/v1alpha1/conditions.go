@@ -113,6 +113,11 @@ const (
 	ReasonReachable = "Reachable"
 	// ReasonSkipped: the step was not asked for (no admin email and username).
 	ReasonSkipped = "Skipped"
+	// ReasonSimulated: the first admin was not created because the
+	// installed KubeOpera server runs on a kwok node (a simulated pod whose
+	// address exists nowhere, as in `make dev`), so no call can reach it;
+	// the cluster still ends Ready. On real nodes the admin is created.
+	ReasonSimulated = "Simulated"
 	// ReasonUpdated: the plugin's Update succeeded, or there was nothing to change.
 	ReasonUpdated = "Updated"
 	// ReasonUpdateFailed: the plugin refused or failed the Update; the cluster is as it was.

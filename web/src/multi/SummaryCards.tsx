@@ -1,5 +1,5 @@
 import type { Overview } from '../api/client';
-import { money, pct } from './format';
+import { money, pct, ratio } from './format';
 
 type Summary = NonNullable<Overview['summary']>;
 
@@ -12,12 +12,13 @@ function Card({ label, value, testid }: { label: string; value: string; testid: 
   );
 }
 
-export function SummaryCards({ summary: s }: { summary: Summary }) {
+/** The fleet's totals; ready counts the clusters whose status is Ready. */
+export function SummaryCards({ summary: s, ready }: { summary: Summary; ready: number }) {
   return (
     <section className="summary-cards" aria-label="Fleet summary">
       <Card testid="total-clusters" label="Total Clusters" value={String(s.clusters)} />
-      <Card testid="healthy-clusters" label="Healthy Clusters" value={`${s.healthy}/${s.clusters}`} />
-      <Card testid="total-nodes" label="Total Nodes" value={`${s.nodesReady}/${s.nodesTotal}`} />
+      <Card testid="healthy-clusters" label="Healthy Clusters" value={ratio(ready, s.clusters)} />
+      <Card testid="total-nodes" label="Total Nodes" value={ratio(s.nodesReady, s.nodesTotal)} />
       <Card testid="avg-cpu" label="Avg CPU Usage" value={pct(s.averageCpuPercent)} />
       <Card testid="monthly-cost" label="Monthly Cost" value={money(s.monthlyCost, s.currency ?? 'USD')} />
     </section>

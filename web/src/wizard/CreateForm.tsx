@@ -51,9 +51,11 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
               <label key={p.name} className={`provider ${soon ? 'soon' : ''} ${chosen?.name === p.name ? 'chosen' : ''}`}>
                 <input type="radio" name="provider" value={p.name} disabled={soon} checked={chosen?.name === p.name}
                   onChange={() => choose(p)} />
-                <span>{p.displayName || p.name}</span>
-                <span className="muted">{p.cloud}</span>
-                {soon && <span className="badge gray">Soon</span>}
+                <span className="provider-body">
+                  <span>{p.displayName || p.name}</span>
+                  <span className="muted">{p.cloud}</span>
+                  {soon && <span className="badge gray">Soon</span>}
+                </span>
               </label>
             );
           })}

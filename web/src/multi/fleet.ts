@@ -1,0 +1,29 @@
+import type { Cluster, OverviewRow } from '../api/client';
+
+/** A cluster's status badge, as GET /clusters gives it. */
+export type StatusBadge = Cluster['badge'];
+
+// The status badges' colours (as the cluster cards show them), dark enough
+// for white text on a treemap cell.
+const fills: Record<StatusBadge, string> = { green: '#1f7a3a', amber: '#a15c00', red: '#b42318', gray: '#5b6472' };
+
+/** The treemap fill of a status badge; gray for none or one it does not know. */
+export function badgeFill(badge: string | undefined): string {
+  return fills[badge as StatusBadge] ?? fills.gray;
+}
+
+/**
+ * The status badge of each overview row, by the row's id from the clusters
+ * API. A row the API does not list (a CLUSTER_REGISTRY entry, or the host
+ * when no cluster is registered) has no known status: gray.
+ */
+export function statusBadges(rows: OverviewRow[], clusters: Cluster[]): Map<string, StatusBadge> {
+  const byId = new Map(clusters.map((c) => [c.id, c.badge] as const));
+  return new Map(rows.map((r) => [r.id, byId.get(r.id) ?? 'gray'] as const));
+}
+
+/** How many of the overview's clusters the clusters API reports Ready. */
+export function readyClusters(rows: OverviewRow[], clusters: Cluster[]): number {
+  const ready = new Set(clusters.filter((c) => c.status === 'Ready').map((c) => c.id));
+  return rows.filter((r) => ready.has(r.id)).length;
+}
