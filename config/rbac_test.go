@@ -118,7 +118,8 @@ func TestServiceAccountsHoldExactlyWhatTheirWorkNeeds(t *testing.T) {
 // serverHandsOverACluster does what the server does at start (its
 // namespace, the HostCluster cache), at register-self and on the overview
 // (its own cluster's identity, nodes and health), and on a connect (the
-// kubeconfig Secret and the HostCluster), then syncs on read.
+// kubeconfig Secret and the HostCluster), then syncs on read and shows the
+// cluster's page.
 func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, kubeconfig []byte) *hostclusters.Kube {
 	t.Helper()
 	reg, err := hostclusters.NewKube(a.cfg)
@@ -146,6 +147,9 @@ func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, kube
 	}
 	if _, err := reg.List(ctx); err != nil {
 		t.Errorf("List: %v", err)
+	}
+	if _, found, err := reg.Detail(ctx, "c1"); err != nil || !found {
+		t.Errorf("Detail (the cluster page's conditions and events): found %v, %v", found, err)
 	}
 	return reg
 }

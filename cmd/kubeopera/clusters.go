@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"text/tabwriter"
@@ -131,12 +132,26 @@ func newClustersGetCommand(c *conn) *cobra.Command {
 			if err := expect(resp, err, http.StatusOK); err != nil {
 				return err
 			}
-			v := *resp.JSON200
-			return emit(cmd.OutOrStdout(), c.output, v, func(w *tabwriter.Writer, wide bool) {
-				clusterTable(w, wide, []apiclient.Cluster{v})
+			v, err := asListed(resp.Body)
+			if err != nil {
+				return err
+			}
+			return emit(cmd.OutOrStdout(), c.output, *resp.JSON200, func(w *tabwriter.Writer, wide bool) {
+				clusterTable(w, wide, []apiclient.Cluster{*v})
 			})
 		},
 	}
+}
+
+// asListed reads GET /clusters/{id}'s answer as the cluster a list holds:
+// the page's answer has every field of a list item (and more), but its
+// generated enum types are its own.
+func asListed(body []byte) (*apiclient.Cluster, error) {
+	var c apiclient.Cluster
+	if err := json.Unmarshal(body, &c); err != nil {
+		return nil, fmt.Errorf("read the server's answer for the cluster: %w", err)
+	}
+	return &c, nil
 }
 
 // findCluster returns the cluster named (or with the ID) ref.

@@ -61,7 +61,10 @@ func followUntil(ctx context.Context, cl *apiclient.ClientWithResponses, out io.
 			return err
 		}
 		if err == nil && resp.JSON200 != nil {
-			r := resp.JSON200
+			r, err := asListed(resp.Body)
+			if err != nil {
+				return err
+			}
 			if now := string(r.Status) + ": " + r.Message; now != last {
 				last = now
 				fmt.Fprintf(out, "%s  %s  %s\n", time.Now().Format("15:04:05"), r.Name, now)

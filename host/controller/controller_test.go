@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +20,7 @@ import (
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
 
 func TestConnectLiveStoppedAndBrokenClusters(t *testing.T) {
@@ -111,6 +113,7 @@ func TestProvisionResumesAfterRestartAndStoresKubeconfig(t *testing.T) {
 	defer target.Stop()
 	e := newEnv(t, 20, target.Kubeconfig) // 20 polls of 200ms: time to restart in the middle
 	e.credential("cred-1")
+	e.terraformJob("c1")
 	if err := e.c.Create(ctx, provisioned("c1")); err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +137,9 @@ func TestProvisionResumesAfterRestartAndStoresKubeconfig(t *testing.T) {
 	if hc.Annotations[OperationAnnotation] != "op-c1" || !meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionProvisioned) {
 		t.Errorf("after provisioning: annotations %v, status %+v", hc.Annotations, hc.Status)
 	}
+	if hc.Status.TerraformJob != "provision-c1" {
+		t.Errorf("status.terraformJob = %q, want the Job that ran terraform, provision-c1", hc.Status.TerraformJob)
+	}
 	calls, _ := os.ReadFile(filepath.Join(os.Getenv("TESTCLOUD_STATE"), "provision-c1"))
 	if n := strings.Count(string(calls), "\n"); n != 1 {
 		t.Errorf("Provision was called %d times across the restart, want 1", n)
@@ -147,6 +153,23 @@ func TestProvisionResumesAfterRestartAndStoresKubeconfig(t *testing.T) {
 	}
 }
 
+// terraformJob creates the Job sdk/terraform's Job runner would run
+// cluster id's terraform apply in (the test plugin runs no terraform).
+func (e *env) terraformJob(id string) {
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: terraform.DefaultNamespace}}
+	if err := e.c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		e.t.Fatal(err)
+	}
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: terraform.JobName(id, terraform.Apply), Namespace: terraform.DefaultNamespace,
+		Labels: map[string]string{terraform.LabelClusterID: id, terraform.LabelAction: string(terraform.Apply)}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: terraform.ContainerName, Image: terraform.DefaultImage}}}}}}
+	if err := e.c.Create(ctx, job); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func TestProvisionFailureCarriesThePluginsMessageAndClass(t *testing.T) {
 	e := newEnv(t, 1, []byte("unused"))
 	e.credential("cred-1")
@@ -156,6 +179,9 @@ func TestProvisionFailureCarriesThePluginsMessageAndClass(t *testing.T) {
 	hc := e.waitPhase("doomed-1", v1.PhaseFailed, 20*time.Second)
 	if !strings.Contains(hc.Status.Message, "quota exceeded") || !strings.Contains(hc.Status.Message, "USER_FIXABLE") {
 		t.Errorf("message %q", hc.Status.Message)
+	}
+	if hc.Status.TerraformJob != "" {
+		t.Errorf("status.terraformJob = %q, but no Job ran terraform for this cluster", hc.Status.TerraformJob)
 	}
 	bad := provisioned("nocred")
 	bad.Spec.Provisioning.CredentialRef = "missing"

@@ -42,6 +42,9 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 			}
 			return prov.Provision(ctx, sdk.ProvisionRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds})
 		}})
+	if hc.Annotations[OperationAnnotation] != "" {
+		r.noteTerraformJob(ctx, hc)
+	}
 	var waiting *step.Waiting
 	switch {
 	case errors.As(err, &waiting) && waiting.Reason == v1.ReasonWaiting:

@@ -113,6 +113,102 @@ func (e ClusterStatus) Valid() bool {
 	}
 }
 
+// Defines values for ClusterDetailBadge.
+const (
+	ClusterDetailBadgeAmber ClusterDetailBadge = "amber"
+	ClusterDetailBadgeGray  ClusterDetailBadge = "gray"
+	ClusterDetailBadgeGreen ClusterDetailBadge = "green"
+	ClusterDetailBadgeRed   ClusterDetailBadge = "red"
+)
+
+// Valid indicates whether the value is a known member of the ClusterDetailBadge enum.
+func (e ClusterDetailBadge) Valid() bool {
+	switch e {
+	case ClusterDetailBadgeAmber:
+		return true
+	case ClusterDetailBadgeGray:
+		return true
+	case ClusterDetailBadgeGreen:
+		return true
+	case ClusterDetailBadgeRed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClusterDetailSource.
+const (
+	ClusterDetailSourceConnectedExisting  ClusterDetailSource = "connected_existing"
+	ClusterDetailSourceProvisioned        ClusterDetailSource = "provisioned"
+	ClusterDetailSourceProvisionedEks     ClusterDetailSource = "provisioned_eks"
+	ClusterDetailSourceProvisionedVanilla ClusterDetailSource = "provisioned_vanilla"
+	ClusterDetailSourceSelfRegistered     ClusterDetailSource = "self_registered"
+)
+
+// Valid indicates whether the value is a known member of the ClusterDetailSource enum.
+func (e ClusterDetailSource) Valid() bool {
+	switch e {
+	case ClusterDetailSourceConnectedExisting:
+		return true
+	case ClusterDetailSourceProvisioned:
+		return true
+	case ClusterDetailSourceProvisionedEks:
+		return true
+	case ClusterDetailSourceProvisionedVanilla:
+		return true
+	case ClusterDetailSourceSelfRegistered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClusterDetailStatus.
+const (
+	ClusterDetailStatusBootstrappingFlux    ClusterDetailStatus = "BootstrappingFlux"
+	ClusterDetailStatusDeleting             ClusterDetailStatus = "Deleting"
+	ClusterDetailStatusFailed               ClusterDetailStatus = "Failed"
+	ClusterDetailStatusGeneratingGitOpsTree ClusterDetailStatus = "GeneratingGitOpsTree"
+	ClusterDetailStatusInstallingKubeOpera  ClusterDetailStatus = "InstallingKubeOpera"
+	ClusterDetailStatusPending              ClusterDetailStatus = "Pending"
+	ClusterDetailStatusProvisioning         ClusterDetailStatus = "Provisioning"
+	ClusterDetailStatusReady                ClusterDetailStatus = "Ready"
+	ClusterDetailStatusTearingDown          ClusterDetailStatus = "TearingDown"
+	ClusterDetailStatusUpdating             ClusterDetailStatus = "Updating"
+	ClusterDetailStatusValidatingAccess     ClusterDetailStatus = "ValidatingAccess"
+)
+
+// Valid indicates whether the value is a known member of the ClusterDetailStatus enum.
+func (e ClusterDetailStatus) Valid() bool {
+	switch e {
+	case ClusterDetailStatusBootstrappingFlux:
+		return true
+	case ClusterDetailStatusDeleting:
+		return true
+	case ClusterDetailStatusFailed:
+		return true
+	case ClusterDetailStatusGeneratingGitOpsTree:
+		return true
+	case ClusterDetailStatusInstallingKubeOpera:
+		return true
+	case ClusterDetailStatusPending:
+		return true
+	case ClusterDetailStatusProvisioning:
+		return true
+	case ClusterDetailStatusReady:
+		return true
+	case ClusterDetailStatusTearingDown:
+		return true
+	case ClusterDetailStatusUpdating:
+		return true
+	case ClusterDetailStatusValidatingAccess:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthScoreBadge.
 const (
 	HealthScoreBadgeAmber   HealthScoreBadge = "amber"
@@ -418,6 +514,61 @@ type ClusterSource string
 
 // ClusterStatus defines model for Cluster.Status.
 type ClusterStatus string
+
+// ClusterCondition defines model for ClusterCondition.
+type ClusterCondition struct {
+	LastTransitionTime time.Time `json:"lastTransitionTime"`
+	Message            *string   `json:"message,omitempty"`
+	Reason             *string   `json:"reason,omitempty"`
+	Status             string    `json:"status"`
+	Type               string    `json:"type"`
+}
+
+// ClusterDetail defines model for ClusterDetail.
+type ClusterDetail struct {
+	Badge             ClusterDetailBadge  `json:"badge"`
+	ClusterUid        *string             `json:"cluster_uid,omitempty"`
+	Conditions        []ClusterCondition  `json:"conditions"`
+	CreatedAt         time.Time           `json:"created_at"`
+	CredentialId      *string             `json:"credential_id,omitempty"`
+	DetailError       *string             `json:"detailError,omitempty"`
+	DisconnectNotice  string              `json:"disconnectNotice"`
+	Events            []ClusterEvent      `json:"events"`
+	Id                string              `json:"id"`
+	IsHost            bool                `json:"is_host"`
+	KubernetesVersion string              `json:"kubernetes_version"`
+	Message           string              `json:"message"`
+	Name              string              `json:"name"`
+	NodeCount         int                 `json:"node_count"`
+	Nodes             *[]Node             `json:"nodes,omitempty"`
+	NodesError        *string             `json:"nodesError,omitempty"`
+	Plugin            *string             `json:"plugin,omitempty"`
+	Provider          string              `json:"provider"`
+	ReadyNodeCount    int                 `json:"ready_node_count"`
+	Region            string              `json:"region"`
+	Source            ClusterDetailSource `json:"source"`
+	Status            ClusterDetailStatus `json:"status"`
+	TerraformJob      *string             `json:"terraformJob,omitempty"`
+	UpdatedAt         time.Time           `json:"updated_at"`
+}
+
+// ClusterDetailBadge defines model for ClusterDetail.Badge.
+type ClusterDetailBadge string
+
+// ClusterDetailSource defines model for ClusterDetail.Source.
+type ClusterDetailSource string
+
+// ClusterDetailStatus defines model for ClusterDetail.Status.
+type ClusterDetailStatus string
+
+// ClusterEvent defines model for ClusterEvent.
+type ClusterEvent struct {
+	Count    int       `json:"count"`
+	LastSeen time.Time `json:"lastSeen"`
+	Message  string    `json:"message"`
+	Reason   string    `json:"reason"`
+	Type     string    `json:"type"`
+}
 
 // ClusterKubeconfig defines model for ClusterKubeconfig.
 type ClusterKubeconfig struct {
@@ -1215,7 +1366,7 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/v1/clusters/{id} (the `DisconnectCluster` operationId).
 	DisconnectCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetCluster Get one cluster
+	// GetCluster Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 	//
 	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
@@ -1651,7 +1802,7 @@ func (c *Client) DisconnectCluster(ctx context.Context, id string, reqEditors ..
 	return c.Client.Do(req)
 }
 
-// GetCluster Get one cluster
+// GetCluster Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 //
 // Needs the viewer role, by a bearer token, or the session cookie.
 //
@@ -3620,7 +3771,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/v1/clusters/{id} (the `DisconnectCluster` operationId).
 	DisconnectClusterWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DisconnectClusterResponse, error)
 
-	// GetClusterWithResponse Get one cluster
+	// GetClusterWithResponse Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 	//
 	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
@@ -4471,7 +4622,7 @@ type GetClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Cluster
+	JSON200 *ClusterDetail
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
@@ -4483,7 +4634,7 @@ type GetClusterResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetClusterResponse) GetJSON200() *Cluster {
+func (r GetClusterResponse) GetJSON200() *ClusterDetail {
 	return r.JSON200
 }
 
@@ -6543,7 +6694,7 @@ func (c *ClientWithResponses) DisconnectClusterWithResponse(ctx context.Context,
 	return ParseDisconnectClusterResponse(rsp)
 }
 
-// GetClusterWithResponse Get one cluster
+// GetClusterWithResponse Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 //
 // Needs the viewer role, by a bearer token, or the session cookie.
 //
@@ -7521,7 +7672,7 @@ func ParseGetClusterResponse(rsp *http.Response) (*GetClusterResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Cluster
+		var dest ClusterDetail
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
-	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -21,16 +20,7 @@ func (s *server) getCluster(c *fiber.Ctx) error {
 	if len(rows) == 0 { // its disconnect or teardown just finished
 		return fmt.Errorf("cluster %q: %w", row.Name, store.ErrNotFound)
 	}
-	v := view(rows[0])
-	if row.Source == store.SourceSelfRegistered && s.inspector != nil {
-		nodes, err := s.inspector.Nodes(c.UserContext())
-		if err != nil {
-			v.NodesError = "could not read the nodes: " + federation.Reason(err)
-		} else {
-			v.Nodes = nodes
-		}
-	}
-	return c.JSON(v)
+	return c.JSON(s.describe(c, rows[0]))
 }
 
 // deleteCluster disconnects: it deletes the HostCluster, whose finalizer

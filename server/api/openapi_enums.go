@@ -31,6 +31,7 @@ var enumTypes = map[reflect.Type][]any{
 // from a list, by the type and the field's JSON name.
 var enumFields = map[reflect.Type]map[string][]any{
 	reflect.TypeFor[clusterView]():       {"status": phaseEnum(), "badge": enumOf(ClusterBadges)},
+	reflect.TypeFor[clusterDetail]():     {"status": phaseEnum(), "badge": enumOf(ClusterBadges)},
 	reflect.TypeFor[lifecycleResponse](): {"status": phaseEnum()},
 	reflect.TypeFor[health.Score]():      {"badge": enumOf(health.Badges)},
 	reflect.TypeFor[federation.Row]():    {"badge": enumOf(health.Badges)},

@@ -8,6 +8,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/health"
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -24,6 +25,9 @@ var componentTypes = map[string]any{
 
 	"ClusterList":       clusterList{},
 	"Cluster":           clusterView{},
+	"ClusterDetail":     clusterDetail{},
+	"ClusterCondition":  hostclusters.Condition{},
+	"ClusterEvent":      hostclusters.Event{},
 	"Node":              inspect.NodeInfo{},
 	"LifecycleResponse": lifecycleResponse{},
 	"HealthScore":       health.Score{},

@@ -45,7 +45,7 @@ var routes = []route{
 
 	{http.MethodGet, "/api/v1/clusters", Viewer, "List clusters, with live phases from their HostClusters", 200, "", "ClusterList",
 		(*server).listClusters},
-	{http.MethodGet, "/api/v1/clusters/:id", Viewer, "Get one cluster", 200, "", "Cluster",
+	{http.MethodGet, "/api/v1/clusters/:id", Viewer, "Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now", 200, "", "ClusterDetail",
 		(*server).getCluster},
 	{http.MethodGet, "/api/v1/clusters/:id/kubeconfig", PlatformAdmin, "The kubeconfig KubeOpera reaches a cluster with (reading it is audited)", 200, "", "ClusterKubeconfig",
 		(*server).clusterKubeconfigOf},

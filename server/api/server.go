@@ -118,6 +118,9 @@ type server struct {
 	// healthCache keeps each cluster's score for a few seconds, so viewers
 	// loading the same page share one assessment.
 	healthCache *livecache.Cache[health.Score]
+	// details share the cluster page's live reads (nodes, conditions,
+	// events) the same way.
+	details detailCaches
 
 	tokenUsage *TokenUsage
 	principals *principalCache
@@ -145,7 +148,8 @@ func newServer(d Deps) (*server, *fiber.App) {
 		inspector: d.Inspector, log: d.Logger, sync: !d.NoSyncOnRead, metrics: newMetrics(prometheus.NewRegistry()),
 		fleet: d.Fleet, overviewOpts: d.Overview, setupSecret: d.SetupSecret, setupDone: d.SetupDone,
 		overviews:    federation.NewCache(d.Overview.CacheTTL),
-		hashPassword: d.hashPassword, healthCache: livecache.New[health.Score](livecache.DefaultTTL, time.Minute)}
+		hashPassword: d.hashPassword, healthCache: livecache.New[health.Score](livecache.DefaultTTL, time.Minute),
+		details: newDetailCaches()}
 	s.principals = newPrincipalCache()
 	s.tokenUsage = d.TokenUsage
 	if s.tokenUsage == nil {

@@ -73,11 +73,36 @@ var provisioningPhases = map[string]bool{"pending": true, "provisioning": true, 
 // disconnectAllowed answers a disconnect that must not happen now (nil when
 // it may), and the message of one that may.
 func disconnectAllowed(row *store.Cluster) (string, *Problem) {
+	effect, refused := disconnectEffect(row)
+	if refused != nil {
+		return "", refused
+	}
+	return "disconnecting: " + effect, nil
+}
+
+// disconnectNotice is what a disconnect would do to row now, in the words
+// its answer uses (the cluster page shows it before anyone disconnects);
+// when a disconnect would be refused, the refusal's own words.
+func disconnectNotice(row *store.Cluster) string {
+	effect, refused := disconnectEffect(row)
+	if refused != nil {
+		return refused.Detail
+	}
+	return effect
+}
+
+// disconnectEffect words what a disconnect of row does, or refuses one
+// that must not happen now: the one wording of the disconnect answer and
+// the cluster page's notice.
+func disconnectEffect(row *store.Cluster) (string, *Problem) {
 	if strings.EqualFold(row.Status, string(v1alpha1.PhaseDeleting)) {
-		return "disconnecting: waiting for the controller to remove KubeOpera's Flux objects from the cluster", nil
+		return "waiting for the controller to remove KubeOpera's Flux objects from the cluster", nil
+	}
+	if row.Source == store.SourceSelfRegistered {
+		return "KubeOpera forgets this cluster: its row is removed from the list, and nothing on the cluster is changed", nil
 	}
 	if !provisioned(row) {
-		return "disconnecting: KubeOpera removes its Flux objects from the cluster; everything running there (Flux, KubeOpera, your workloads) keeps running", nil
+		return "KubeOpera removes its Flux objects from the cluster; everything running there (Flux, KubeOpera, your workloads) keeps running", nil
 	}
 	status := strings.ToLower(row.Status)
 	if provisioningPhases[status] {
@@ -88,6 +113,6 @@ func disconnectAllowed(row *store.Cluster) (string, *Problem) {
 		return "", problem(http.StatusConflict, "cluster %q is still being %s: a disconnect now would leave its cloud resources running with nothing managing them; "+
 			"wait until it is Ready, or tear it down (POST /api/v1/clusters/%s/teardown) to delete them", row.Name, verb, row.ID)
 	}
-	return "disconnecting: KubeOpera stops managing this cluster, but its cloud infrastructure keeps running and costing money: " +
-		"delete it in your cloud account yourself (a teardown, POST /api/v1/clusters/" + row.ID + "/teardown, would have deleted it)", nil
+	return "KubeOpera stops managing this cluster, but its cloud infrastructure keeps running and costing money until you delete it in your cloud account; " +
+		"to delete it, tear the cluster down instead (POST /api/v1/clusters/" + row.ID + "/teardown)", nil
 }

@@ -182,6 +182,12 @@ type HostClusterStatus struct {
 	// AdminPasswordSecretRef names the Secret with the first admin's password.
 	// +optional
 	AdminPasswordSecretRef string `json:"adminPasswordSecretRef,omitempty"`
+	// TerraformJob names the Job (in the Terraform runner's namespace,
+	// kubeopera-provisioning) that ran terraform apply for a provisioned
+	// cluster, when its plugin ran terraform as a Job; empty when terraform
+	// ran in the plugin's own process, so there are no Job logs to show.
+	// +optional
+	TerraformJob string `json:"terraformJob,omitempty"`
 	// KubernetesVersion, NodeCount and ReadyNodeCount are the live
 	// inventory read from the cluster's API server at phase changes and
 	// every few minutes while Ready; InventoryTime is when.

@@ -4,6 +4,9 @@ import type { components, paths } from './schema';
 
 type S = components['schemas'];
 export type Cluster = S['Cluster'];
+export type ClusterDetail = S['ClusterDetail'];
+export type ClusterCondition = S['ClusterCondition'];
+export type ClusterEvent = S['ClusterEvent'];
 export type ClusterList = S['ClusterList'];
 export type Node = S['Node'];
 export type HealthScore = S['HealthScore'];
@@ -92,7 +95,7 @@ export const api = {
   signIn: (username: string, password: string) => request<Session>('POST', '/api/v1/session', { username, password }),
   signOut: () => request<void>('DELETE', '/api/v1/session'),
   clusters: (q: ClusterQuery = {}) => request<ClusterList>('GET', `/api/v1/clusters${queryString(q)}`),
-  cluster: (id: string) => request<Cluster>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
+  cluster: (id: string) => request<ClusterDetail>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
   health: (id: string) => request<HealthScore>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/health`),
   registerSelf: () => request<Cluster>('POST', '/api/v1/clusters/register-self', {}),
   connect: (r: ConnectRequest) => request<Cluster>('POST', '/api/v1/clusters/connect', r),

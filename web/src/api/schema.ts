@@ -112,7 +112,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get one cluster
+         * Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
          * @description Needs the viewer role, by a bearer token, or the session cookie.
          */
         get: operations["getCluster"];
@@ -561,6 +561,53 @@ export interface components {
             status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
             /** Format: date-time */
             updated_at: string;
+        };
+        ClusterCondition: {
+            /** Format: date-time */
+            lastTransitionTime: string;
+            message?: string;
+            reason?: string;
+            status: string;
+            type: string;
+        };
+        ClusterDetail: {
+            /** @enum {string} */
+            badge: "green" | "amber" | "red" | "gray";
+            cluster_uid?: string;
+            conditions: components["schemas"]["ClusterCondition"][];
+            /** Format: date-time */
+            created_at: string;
+            credential_id?: string;
+            detailError?: string;
+            disconnectNotice: string;
+            events: components["schemas"]["ClusterEvent"][];
+            id: string;
+            is_host: boolean;
+            kubernetes_version: string;
+            message: string;
+            name: string;
+            node_count: number;
+            nodes?: components["schemas"]["Node"][];
+            nodesError?: string;
+            plugin?: string;
+            provider: string;
+            ready_node_count: number;
+            region: string;
+            /** @enum {string} */
+            source: "self_registered" | "connected_existing" | "provisioned_vanilla" | "provisioned_eks" | "provisioned";
+            /** @enum {string} */
+            status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
+            terraformJob?: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ClusterEvent: {
+            count: number;
+            /** Format: date-time */
+            lastSeen: string;
+            message: string;
+            reason: string;
+            type: string;
         };
         ClusterKubeconfig: {
             kubeconfig: string;
@@ -1342,7 +1389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Cluster"];
+                    "application/json": components["schemas"]["ClusterDetail"];
                 };
             };
             /** @description Unauthorized */
@@ -3168,6 +3215,9 @@ export const pathsApiV1ClustersGetParametersQuerySourceValues: ReadonlyArray<Fla
 export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["badge"]> = ["green", "amber", "red", "gray"];
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
+export const clusterDetailBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["badge"]> = ["green", "amber", "red", "gray"];
+export const clusterDetailSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
+export const clusterDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const healthScoreBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthScore"]["badge"]> = ["green", "amber", "red", "unknown"];
 export const issuedTokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssuedToken"]["role"]> = ["viewer", "platform-admin"];
 export const lifecycleResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifecycleResponse"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];

@@ -1,10 +1,15 @@
 import { Link, useParams } from 'react-router';
 import { ErrorState, Loading } from '../ui/states';
+import { HealthPanel } from './HealthPanel';
 import { HealthBadge, StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
 import { DayTwoActions } from './DayTwoActions';
-import { isProvisioned, sourceLabel } from './labels';
+import { sourceLabel } from './labels';
 import { useCluster, useHealth } from './queries';
+import { ConditionList } from './ConditionList';
+import { EventList } from './EventList';
+import { NodeTable } from './NodeTable';
+import { watchCommands } from './watchCommands';
 
 export function ClusterDetailPage() {
   const { id = '' } = useParams();
@@ -14,12 +19,6 @@ export function ClusterDetailPage() {
   if (q.isPending) return <Loading what="the cluster" />;
   if (q.isError) return <ErrorState title="The cluster could not be loaded." error={q.error} onRetry={() => q.refetch()} />;
   const c = q.data;
-  const commands = [
-    `kubectl get hostcluster ${c.id} -n kubeopera-system -w`,
-    ...(isProvisioned(c.source)
-      ? ['kubectl get jobs -n kubeopera-provisioning', `kubectl logs -n kubeopera-provisioning job/provision-${c.id} -f`]
-      : []),
-  ];
   return (
     <>
       <nav aria-label="Breadcrumb" className="crumbs"><Link to="/clusters">Clusters</Link> / {c.name}</nav>
@@ -44,42 +43,28 @@ export function ClusterDetailPage() {
           <div><dt>ID</dt><dd><code>{c.id}</code></dd></div>
         </dl>
       </section>
-      <section className="panel" aria-labelledby="health-title">
-        <h2 id="health-title">Health</h2>
-        {!live ? <p className="muted">A health score is computed once the cluster is ready and its metrics can be read.</p>
-          : health.isPending ? <Loading what="the health score" />
-          : health.isError ? <p className="muted">No live metrics: {health.error.message}</p>
-          : (
-            <>
-              <p>Score <strong>{Math.round(health.data.score)}</strong> of 100 · CPU {health.data.cpuPercent.toFixed(1)}% · memory {health.data.memoryPercent.toFixed(1)}%</p>
-              {health.data.findings.length === 0 ? <p className="muted">No findings: nothing was deducted.</p> : (
-                <table className="table">
-                  <caption className="sr-only">Findings</caption>
-                  <thead><tr><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Penalty</th></tr></thead>
-                  <tbody>
-                    {health.data.findings.map((f, i) => (
-                      <tr key={i}><td>{f.detail || f.rule}</td><td>{f.subject}</td><td>−{f.penalty}</td></tr>
-                    ))}
-                  </tbody>
-                </table>
-              )}
-            </>
-          )}
-      </section>
+      <HealthPanel live={live} health={health} />
       <section className="panel" aria-labelledby="nodes-title">
         <h2 id="nodes-title">Nodes</h2>
         {c.nodesError && <p className="muted">{c.nodesError}</p>}
-        {c.nodes?.length ? (
-          <table className="table">
-            <caption className="sr-only">Nodes</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Ready</th><th scope="col">Version</th></tr></thead>
-            <tbody>{c.nodes.map((n) => <tr key={n.name}><td>{n.name}</td><td>{n.ready ? 'Ready' : 'Not ready'}</td><td>{n.version}</td></tr>)}</tbody>
-          </table>
-        ) : !c.nodesError && <p className="muted">{c.ready_node_count} of {c.node_count} nodes ready; per-node details are shown for a self-registered cluster.</p>}
+        {c.nodes?.length ? <NodeTable nodes={c.nodes} /> : !c.nodesError && <p className="muted">The cluster reports no nodes.</p>}
       </section>
+      {c.source !== 'self_registered' && (
+        <>
+          <section className="panel" aria-labelledby="conditions-title">
+            <h2 id="conditions-title">Conditions</h2>
+            {c.detailError && <p className="muted">{c.detailError}</p>}
+            <ConditionList conditions={c.conditions} />
+          </section>
+          <section className="panel" aria-labelledby="events-title">
+            <h2 id="events-title">Recent events</h2>
+            <EventList events={c.events} />
+          </section>
+        </>
+      )}
       <section className="panel" aria-labelledby="kubectl-title">
         <h2 id="kubectl-title">Watch it with kubectl</h2>
-        <pre className="commands" tabIndex={0} aria-label="kubectl commands">{commands.join('\n')}</pre>
+        <pre className="commands" tabIndex={0} aria-label="kubectl commands">{watchCommands(c).join('\n')}</pre>
       </section>
     </>
   );

@@ -77,7 +77,8 @@ export function ClustersPage() {
       </div>
       {body}
       {wizard && <ClusterWizard offerHost={wizard === 'host'} onClose={() => setWizard('')} />}
-      {disconnecting && <DisconnectDialog cluster={disconnecting} onClose={() => setDisconnecting(null)} />}
+      {disconnecting && <DisconnectDialog cluster={disconnecting} onClose={() => setDisconnecting(null)}
+        onTeardown={() => { setTearingDown(disconnecting); setDisconnecting(null); }} />}
       {tearingDown && <TeardownDialog cluster={tearingDown} onClose={() => setTearingDown(null)} />}
     </>
   );

@@ -2,22 +2,30 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, type Cluster } from '../api/client';
 import { Dialog } from '../ui/Dialog';
-import { clusterKeys } from './queries';
+import { useDayTwo } from './dayTwo';
+import { clusterKeys, useCluster } from './queries';
 
-/** Disconnect, saying plainly what is removed and what is not touched. */
-export function DisconnectDialog({ cluster, onClose }: { cluster: Cluster; onClose: () => void }) {
+/**
+ * Disconnect, saying plainly what is removed and what is not touched, and
+ * repeating the API's own notice of what a disconnect would do now (for a
+ * provisioned cluster: its infrastructure keeps running and costing money).
+ * Where the plugin can destroy the cluster, Tear down is offered instead.
+ */
+export function DisconnectDialog({ cluster, onClose, onTeardown }: { cluster: Cluster; onClose: () => void; onTeardown?: () => void }) {
   const qc = useQueryClient();
   const m = useMutation({
     mutationFn: () => api.disconnect(cluster.id),
     onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); },
   });
+  const notice = useCluster(cluster.id, false).data?.disconnectNotice;
+  const can = useDayTwo(cluster);
   const self = cluster.source === 'self_registered';
   return (
     <Dialog title={`Disconnect ${cluster.name}?`} onClose={onClose}>
       <div className="dialog-body">
-        {self ? (
-          <p>KubeOpera forgets this cluster: its row is removed from the list. Nothing on the cluster is changed.</p>
-        ) : (
+        {notice && <p className="notice" role="note" data-testid="disconnect-notice">{notice}</p>}
+        {!notice && self && <p>KubeOpera forgets this cluster: its row is removed from the list. Nothing on the cluster is changed.</p>}
+        {!self && (
           <>
             <p><strong>Removed:</strong> the cluster's HostCluster, the Flux GitRepository and Kustomization KubeOpera created for it, and the kubeconfig KubeOpera stored.</p>
             <p><strong>Not touched:</strong> anything running on the cluster itself. Its workloads, Flux and everything Flux applied stay as they are; the cluster may still be in use outside KubeOpera.</p>
@@ -27,6 +35,7 @@ export function DisconnectDialog({ cluster, onClose }: { cluster: Cluster; onClo
       </div>
       <footer className="dialog-foot">
         <button type="button" onClick={onClose}>Cancel</button>
+        {can.destroy && onTeardown && <button type="button" className="danger" onClick={onTeardown}>Tear down instead</button>}
         <button type="button" className="danger" disabled={m.isPending} onClick={() => m.mutate()}>
           {m.isPending ? 'Disconnecting…' : 'Disconnect'}
         </button>
