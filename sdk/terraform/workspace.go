@@ -19,11 +19,16 @@ import (
 //	<Dir>/<ID>/<action>.log     terraform's stdout and stderr, every attempt, each after a marker line
 //	<Dir>/<ID>/<action>.attempt when the last attempt started and which process ran it
 //	<Dir>/<ID>/<action>.result  how the last attempt ended; absent while it runs
+//	<Dir>/<ID>/update-<n>/      the same records of apply generation n (Run.Generation)
+//
+// Every generation runs in the one module directory, so a module without
+// a backend keeps one local state there for all of them.
 type workspace struct {
-	dir string // absolute
+	dir  string // absolute: where the records and logs are
+	root string // absolute: <Dir>/<ID>, the cluster's
 }
 
-func (w workspace) moduleDir() string           { return filepath.Join(w.dir, "module") }
+func (w workspace) moduleDir() string           { return filepath.Join(w.root, "module") }
 func (w workspace) logPath(a Action) string     { return filepath.Join(w.dir, string(a)+".log") }
 func (w workspace) attemptPath(a Action) string { return filepath.Join(w.dir, string(a)+".attempt") }
 func (w workspace) resultPath(a Action) string  { return filepath.Join(w.dir, string(a)+".result") }
