@@ -170,3 +170,52 @@ func writeJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// workspaceDir is the absolute workspace directory of run id.
+func (l Local) workspaceDir(id string) (string, error) {
+	if err := validateID(id); err != nil {
+		return "", err
+	}
+	if l.Dir == "" {
+		return "", fmt.Errorf("local terraform executor: Dir is empty: set it to the root of the workspaces")
+	}
+	dir, err := filepath.Abs(filepath.Join(l.Dir, id))
+	if err != nil {
+		return "", fmt.Errorf("workspace of %s: %w", id, err)
+	}
+	return dir, nil
+}
+
+// runWorkspace is the workspace of apply generation g (0 for a destroy)
+// of cluster id, created when missing.
+func (l Local) runWorkspace(id string, g int) (workspace, error) {
+	root, err := l.workspaceDir(id)
+	if err != nil {
+		return workspace{}, err
+	}
+	w := workspace{dir: generationDir(root, g), root: root}
+	if err := os.MkdirAll(w.dir, 0o700); err != nil {
+		return workspace{}, fmt.Errorf("create workspace %s: %w", w.dir, err)
+	}
+	return w, nil
+}
+
+// generationDir holds the records of apply generation g: the cluster's
+// workspace itself for 0, its update-<g> directory after.
+func generationDir(root string, g int) string {
+	if g == 0 {
+		return root
+	}
+	return filepath.Join(root, fmt.Sprintf("update-%d", g))
+}
+
+func (l Local) existingWorkspace(id string) (workspace, error) {
+	dir, err := l.workspaceDir(id)
+	if err != nil {
+		return workspace{}, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return workspace{}, sdk.NotFound("no terraform run for cluster %q: %s does not exist", id, dir)
+	}
+	return workspace{dir: dir, root: dir}, nil
+}
