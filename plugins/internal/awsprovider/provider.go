@@ -42,13 +42,13 @@ type Provider struct {
 // GetInfo describes the provider.
 func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 	return sdk.Info{
-		Name:          p.opts.Name,
-		DisplayName:   p.opts.DisplayName,
-		Cloud:         "aws",
-		Topologies:    []string{p.opts.Topology},
-		Availability:  sdk.Available,
-		PluginVersion: p.opts.Version,
-		Schema:        Schema(p.opts),
+		Name:            p.opts.Name,
+		DisplayName:     p.opts.DisplayName,
+		Cloud:           "aws",
+		Topologies:      []string{p.opts.Topology},
+		Availability:    sdk.Available,
+		PluginVersion:   p.opts.Version,
+		Schema:          Schema(p.opts),
 		Capabilities:    p.capabilities(),
 		RegionInput:     "region",
 		CredentialKinds: CredentialKinds(),
