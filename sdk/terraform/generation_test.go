@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/zclconf/go-cty/cty"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
@@ -181,5 +182,60 @@ func TestLocalUpdateClearsOnlyAnUpdatesStaleLock(t *testing.T) {
 	}
 	if leaseHolder(t, ns, "lock-"+StateSecretName(StateSuffix(other))) == "" {
 		t.Error("the update removed the first apply's lock")
+	}
+}
+
+// An update Job waits for the first apply's, is followed by its own name
+// (update-<id>-<n>) and is stopped, with the cluster's other applies, when
+// a destroy starts.
+func TestJobUpdateWaitsForTheFirstApplyAndStopsForADestroy(t *testing.T) {
+	needSandbox(t)
+	ctx := context.Background()
+	j := Jobs{Client: sb.Kube, Namespace: jobsNS, Logger: hclog.NewNullLogger()}
+	if err := j.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	setSchedulable(t, false)
+	t.Cleanup(func() { setSchedulable(t, true) })
+	id := uniqueID("jobs-upd")
+	run := Run{ID: id, Action: Apply, Module: netModule(t, "kubernetes")}
+	if err := j.Start(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	update := run
+	update.Generation = 1
+	if err := j.Start(ctx, update); sdk.KindOf(err) != sdk.KindFailedPrecondition || !strings.Contains(err.Error(), "provision-"+id) {
+		t.Errorf("an update while the first apply runs: %v, want a failed precondition naming its job", err)
+	}
+	setSchedulable(t, true)
+	if st := waitEnded(t, j, id, Apply, 30*time.Second); st.State != sdk.Succeeded {
+		t.Fatalf("first apply %+v", st)
+	}
+	if err := j.Start(ctx, update); err != nil {
+		t.Fatal(err)
+	}
+	st := waitGeneration(t, j, id, 1, 30*time.Second)
+	if st.State != sdk.Succeeded || st.Follow != "kubectl logs -f -n "+jobsNS+" job/update-"+id+"-1" {
+		t.Errorf("update ended %s, follow %q", st.State, st.Follow)
+	}
+	setSchedulable(t, false)
+	update.Generation = 2
+	if err := j.Start(ctx, update); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the update's pod", 10*time.Second, func() (bool, error) {
+		pods, err := sb.Client.CoreV1().Pods(jobsNS).List(ctx, metav1.ListOptions{LabelSelector: LabelGeneration + "=2," + LabelClusterID + "=" + id})
+		return err == nil && len(pods.Items) > 0, err
+	})
+	destroy := run
+	destroy.Action = Destroy
+	if err := j.Start(ctx, destroy); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.GenerationStatus(ctx, id, 2); sdk.KindOf(err) != sdk.KindNotFound {
+		t.Errorf("the running update after a destroy started: %v, want its job deleted", err)
+	}
+	if _, err := j.GenerationStatus(ctx, id, 1); err != nil {
+		t.Errorf("the finished update was deleted too: %v", err)
 	}
 }
