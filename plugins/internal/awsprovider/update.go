@@ -167,6 +167,10 @@ func (p *Provider) refuseWhileRunning(ctx context.Context, exec terraform.Execut
 	if err != nil {
 		return err
 	}
+	if st.State == sdk.Succeeded { // the record is behind: only Status moves it on
+		return sdk.FailedPrecondition("cluster %q has a change whose apply ended but whose operation %s was not followed to its end: "+
+			"call Status on it first, then change the cluster again", id, c.Operation)
+	}
 	return sdk.FailedPrecondition("cluster %q is being changed (operation %s, %s); wait until it ends (follow: %s)",
 		id, c.Operation, st.Message, st.Follow)
 }
