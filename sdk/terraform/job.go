@@ -38,7 +38,8 @@ const (
 )
 
 // Jobs runs terraform as one Kubernetes Job per run on the management
-// cluster: JobName(id, action) (provision-<id> or destroy-<id>) in
+// cluster: JobName(id, action) (provision-<id> or destroy-<id>, and
+// update-<id>-<n> for a later apply, GenerationJobName) in
 // Namespace, labelled LabelClusterID and LabelAction, with the module in a
 // ConfigMap of the same name and Run.Env in the Secret <job>-env (both
 // owned by the Job). The state lives in the kubernetes backend in the
@@ -123,9 +124,11 @@ func (j Jobs) logger() hclog.Logger {
 
 // Start creates the Job of r unless it exists and has not failed. A
 // failed Job is replaced (the new one resumes from the state). Starting a
-// destroy deletes a running apply Job of the cluster first; its pod gets
-// the grace period to stop terraform and release the lock. Starting an
-// apply while a destroy Job runs is an sdk.FailedPrecondition error.
+// destroy deletes the cluster's running apply Jobs first (update runs
+// included); their pods get the grace period to stop terraform and
+// release the lock. Starting an apply while a destroy Job runs, or an
+// update (Generation > 0) while the first apply or the update before it
+// runs, is an sdk.FailedPrecondition error.
 func (j Jobs) Start(ctx context.Context, r Run) error {
 	if err := validateRun(r); err != nil {
 		return err
@@ -137,15 +140,16 @@ func (j Jobs) Start(ctx context.Context, r Run) error {
 		return err
 	}
 	s := j.spec(r)
+	name := runJobName(r)
 	jobs := j.Client.BatchV1().Jobs(s.namespace)
-	job, err := jobs.Get(ctx, JobName(r.ID, r.Action), metav1.GetOptions{})
+	job, err := jobs.Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		job = nil
 	case err != nil:
-		return fmt.Errorf("read job %s/%s: %w", s.namespace, JobName(r.ID, r.Action), err)
+		return fmt.Errorf("read job %s/%s: %w", s.namespace, name, err)
 	case jobFinished(job) == batchv1.JobFailed:
-		if err := j.deleteRun(ctx, r.ID, r.Action); err != nil {
+		if err := j.deleteRun(ctx, r.ID, name); err != nil {
 			return err
 		}
 		job = nil
@@ -156,10 +160,10 @@ func (j Jobs) Start(ctx context.Context, r Run) error {
 		_, items := s.moduleConfigMap()
 		created, err := jobs.Create(ctx, s.job(items), metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) { // a concurrent Start: finish its work, idempotently
-			created, err = jobs.Get(ctx, JobName(r.ID, r.Action), metav1.GetOptions{})
+			created, err = jobs.Get(ctx, name, metav1.GetOptions{})
 		}
 		if err != nil {
-			return fmt.Errorf("create job %s/%s: %w", s.namespace, JobName(r.ID, r.Action), err)
+			return fmt.Errorf("create job %s/%s: %w", s.namespace, name, err)
 		}
 		job = created
 	}
@@ -208,41 +212,83 @@ func createOrReplace[T any](ctx context.Context, c objectClient[T], obj T) error
 	return err
 }
 
-// stopOther deletes a running apply Job when a destroy starts, and refuses
-// an apply while a destroy Job runs.
+// stopOther deletes the running apply Jobs when a destroy starts, and
+// refuses an apply while a destroy Job runs, an update while the first
+// apply or the update before it runs.
 func (j Jobs) stopOther(ctx context.Context, r Run) error {
-	other := otherAction(r.Action)
-	job, err := j.Client.BatchV1().Jobs(j.namespace()).Get(ctx, JobName(r.ID, other), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
+	if r.Action == Destroy {
+		return j.stopApplies(ctx, r.ID)
 	}
+	others := []string{JobName(r.ID, Destroy)}
+	if r.Generation > 0 {
+		others = append(others, GenerationJobName(r.ID, r.Generation-1))
+		if r.Generation > 1 {
+			others = append(others, GenerationJobName(r.ID, 0))
+		}
+	}
+	for _, name := range others {
+		job, err := j.Client.BatchV1().Jobs(j.namespace()).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read job %s/%s: %w", j.namespace(), name, err)
+		}
+		if jobFinished(job) == "" {
+			return sdk.FailedPrecondition("terraform %s of cluster %q is running (job %s/%s); wait until it ends",
+				job.Labels[LabelAction], r.ID, job.Namespace, job.Name)
+		}
+	}
+	return nil
+}
+
+// stopApplies deletes the provision Job and every update Job of cluster
+// id that has a pod still running. Pods are listed rather than Jobs:
+// the executor's rights cover listing pods, and an update Job is known by
+// its pods' job-name label.
+func (j Jobs) stopApplies(ctx context.Context, id string) error {
+	names := map[string]bool{JobName(id, Apply): true}
+	pods, err := j.Client.CoreV1().Pods(j.namespace()).List(ctx, metav1.ListOptions{
+		LabelSelector: LabelClusterID + "=" + id + "," + LabelAction + "=" + string(Apply)})
 	if err != nil {
-		return fmt.Errorf("read job %s/%s: %w", j.namespace(), JobName(r.ID, other), err)
+		return fmt.Errorf("list the terraform pods of cluster %q: %w", id, err)
 	}
-	if jobFinished(job) != "" {
-		return nil
+	for _, p := range pods.Items {
+		if n := p.Labels[batchv1.JobNameLabel]; n != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			names[n] = true
+		}
 	}
-	if r.Action == Apply {
-		return sdk.FailedPrecondition("terraform destroy of cluster %q is running (job %s/%s); wait until it ends",
-			r.ID, job.Namespace, job.Name)
+	for _, name := range sortedKeys(names) {
+		job, err := j.Client.BatchV1().Jobs(j.namespace()).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read job %s/%s: %w", j.namespace(), name, err)
+		}
+		if jobFinished(job) == "" {
+			if err := j.deleteRun(ctx, id, name); err != nil {
+				return err
+			}
+		}
 	}
-	return j.deleteRun(ctx, r.ID, other)
+	return nil
 }
 
 // deleteRun deletes the Job of a run and the ConfigMap and Secret it owns
 // (explicitly, so a new run's objects of the same names never meet the
 // garbage collector's deletion of the old ones).
-func (j Jobs) deleteRun(ctx context.Context, id string, a Action) error {
-	ns, name := j.namespace(), JobName(id, a)
+func (j Jobs) deleteRun(ctx context.Context, id, name string) error {
+	ns := j.namespace()
 	bg := metav1.DeletePropagationBackground
 	errs := []error{
 		j.Client.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &bg}),
 		j.Client.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}),
-		j.Client.CoreV1().Secrets(ns).Delete(ctx, envSecretName(id, a), metav1.DeleteOptions{}),
+		j.Client.CoreV1().Secrets(ns).Delete(ctx, envSecretName(name), metav1.DeleteOptions{}),
 	}
 	for _, err := range errs {
 		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete terraform %s run of cluster %q in %s: %w", a, id, ns, err)
+			return fmt.Errorf("delete terraform run %s of cluster %q in %s: %w", name, id, ns, err)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package terraform
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -18,9 +19,12 @@ const (
 	// LabelClusterID holds Run.ID.
 	LabelClusterID = "kubeopera.io/cluster-id"
 	// LabelAction holds Run.Action ("apply" or "destroy").
-	LabelAction    = "kubeopera.io/action"
-	labelManagedBy = "app.kubernetes.io/managed-by"
-	managedBy      = "kubeopera"
+	LabelAction = "kubeopera.io/action"
+	// LabelGeneration holds Run.Generation of an update run (absent on
+	// generation 0).
+	LabelGeneration = "kubeopera.io/generation"
+	labelManagedBy  = "app.kubernetes.io/managed-by"
+	managedBy       = "kubeopera"
 )
 
 // Paths inside the Job's container.
@@ -44,10 +48,31 @@ func JobName(id string, a Action) string {
 	return "provision-" + id
 }
 
-func envSecretName(id string, a Action) string { return JobName(id, a) + "-env" }
+// GenerationJobName is the Job of apply generation g (Run.Generation):
+// provision-<id> for 0, update-<id>-<g> after it.
+func GenerationJobName(id string, g int) string {
+	if g == 0 {
+		return JobName(id, Apply)
+	}
+	return fmt.Sprintf("update-%s-%d", id, g)
+}
 
-func runLabels(id string, a Action) map[string]string {
-	return map[string]string{LabelClusterID: id, LabelAction: string(a), labelManagedBy: managedBy}
+// runJobName is the Job of r.
+func runJobName(r Run) string {
+	if r.Action == Apply {
+		return GenerationJobName(r.ID, r.Generation)
+	}
+	return JobName(r.ID, r.Action)
+}
+
+func envSecretName(job string) string { return job + "-env" }
+
+func runLabels(r Run) map[string]string {
+	l := map[string]string{LabelClusterID: r.ID, LabelAction: string(r.Action), labelManagedBy: managedBy}
+	if r.Generation > 0 {
+		l[LabelGeneration] = strconv.Itoa(r.Generation)
+	}
+	return l
 }
 
 // jobSpec is everything the Job objects of one run are built from.
@@ -78,7 +103,7 @@ func configMapKey(i int, path string) string {
 // moduleConfigMap holds the module files under flattened keys, and the
 // volume items that put each key back at its path.
 func (s jobSpec) moduleConfigMap() (*corev1.ConfigMap, []corev1.KeyToPath) {
-	cm := &corev1.ConfigMap{ObjectMeta: s.meta(JobName(s.run.ID, s.run.Action))}
+	cm := &corev1.ConfigMap{ObjectMeta: s.meta(runJobName(s.run))}
 	var items []corev1.KeyToPath
 	for i, p := range sortedKeys(s.run.Module.Files) {
 		k, data := configMapKey(i, p), s.run.Module.Files[p]
@@ -100,7 +125,7 @@ func (s jobSpec) moduleConfigMap() (*corev1.ConfigMap, []corev1.KeyToPath) {
 
 // envSecret holds Run.Env; the pod reads it with envFrom.
 func (s jobSpec) envSecret() *corev1.Secret {
-	sec := &corev1.Secret{ObjectMeta: s.meta(envSecretName(s.run.ID, s.run.Action)),
+	sec := &corev1.Secret{ObjectMeta: s.meta(envSecretName(runJobName(s.run))),
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{}}
 	for k, v := range s.run.Env {
 		sec.Data[k] = []byte(v)
@@ -109,13 +134,13 @@ func (s jobSpec) envSecret() *corev1.Secret {
 }
 
 func (s jobSpec) meta(name string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: s.namespace, Labels: runLabels(s.run.ID, s.run.Action)}
+	return metav1.ObjectMeta{Name: name, Namespace: s.namespace, Labels: runLabels(s.run)}
 }
 
 // job is the Job of the run, created suspended: Start unsuspends it once
 // the ConfigMap and Secret it mounts exist.
 func (s jobSpec) job(items []corev1.KeyToPath) *batchv1.Job {
-	name := JobName(s.run.ID, s.run.Action)
+	name := runJobName(s.run)
 	return &batchv1.Job{
 		ObjectMeta: s.meta(name),
 		Spec: batchv1.JobSpec{
@@ -126,7 +151,7 @@ func (s jobSpec) job(items []corev1.KeyToPath) *batchv1.Job {
 			PodReplacementPolicy:  ptr.To(batchv1.Failed),
 			ActiveDeadlineSeconds: ptr.To(s.deadline),
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: runLabels(s.run.ID, s.run.Action)},
+				ObjectMeta: metav1.ObjectMeta{Labels: runLabels(s.run)},
 				Spec:       s.podSpec(name, items),
 			},
 		},
@@ -163,7 +188,7 @@ func (s jobSpec) podSpec(name string, items []corev1.KeyToPath) corev1.PodSpec {
 				{Name: "CHECKPOINT_DISABLE", Value: "1"},
 			},
 			EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
-				LocalObjectReference: corev1.LocalObjectReference{Name: envSecretName(s.run.ID, s.run.Action)}}}},
+				LocalObjectReference: corev1.LocalObjectReference{Name: envSecretName(name)}}}},
 			VolumeMounts: []corev1.VolumeMount{
 				{Name: "module", MountPath: ModuleMount, ReadOnly: true},
 				{Name: "work", MountPath: WorkMount},
@@ -175,6 +200,21 @@ func (s jobSpec) podSpec(name string, items []corev1.KeyToPath) corev1.PodSpec {
 				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 			},
 		}},
+	}
+}
+
+// staleHolders is the shell case pattern of the pod names whose lock this
+// run takes for stale (see script).
+func (s jobSpec) staleHolders() string {
+	id := s.run.ID
+	update := "update-" + id + "-*"
+	switch {
+	case s.run.Generation > 0:
+		return update
+	case s.run.Action == Destroy:
+		return JobName(id, Apply) + "-*|" + JobName(id, Destroy) + "-*|" + update
+	default:
+		return JobName(id, Apply) + "-*|" + JobName(id, Destroy) + "-*"
 	}
 }
 
@@ -197,7 +237,10 @@ func defaultResources() corev1.ResourceRequirements {
 // after lockTimeout is stale: such a pod was killed before it could
 // release it (a retried pod starts only after the last one stopped; a
 // deleted apply pod had the grace period to stop). It is force-unlocked
-// and the command run once more. Any other holder fails the run.
+// and the command run once more. Any other holder fails the run; an
+// update run takes only an earlier update pod's lock for stale (Start
+// refuses an update while the first apply runs, so a provision pod's lock
+// is one a person must look at), and a destroy takes any of the three.
 func (s jobSpec) script() string {
 	id, a := s.run.ID, s.run.Action
 	verb := "apply"
@@ -230,7 +273,7 @@ func (s jobSpec) script() string {
 		`grep -q '` + lockError + `' ` + WorkMount + `/stderr || exit "$rc"`,
 		`who=$(sed -n 's/^ *Who: *//p' ` + WorkMount + `/stderr | head -n 1)`,
 		`lock=$(sed -n 's/^ *ID: *//p' ` + WorkMount + `/stderr | head -n 1)`,
-		fmt.Sprintf(`case "${who#*@}" in %s-*|%s-*) ;; *) exit "$rc" ;; esac`, JobName(id, Apply), JobName(id, Destroy)),
+		fmt.Sprintf(`case "${who#*@}" in %s) ;; *) exit "$rc" ;; esac`, s.staleHolders()),
 		`note "removing the state lock $lock that the stopped pod ${who#*@} left; running terraform again"`,
 		`tf force-unlock -no-color -force "$lock" || exit $?`,
 		`tf ` + change,

@@ -22,10 +22,23 @@ const logsTimeout = 10 * time.Second
 // progress and log tail from that pod's log. Once the Job has ended it
 // deletes the run's credentials Secret.
 func (j Jobs) Status(ctx context.Context, id string, a Action) (Status, error) {
+	return j.status(ctx, id, a, JobName(id, a))
+}
+
+// GenerationStatus is Status of the Job of apply generation g
+// (GenerationJobName).
+func (j Jobs) GenerationStatus(ctx context.Context, id string, g int) (Status, error) {
+	if g < 0 {
+		return Status{}, sdk.NotFound("no terraform apply generation %d for cluster %q", g, id)
+	}
+	return j.status(ctx, id, Apply, GenerationJobName(id, g))
+}
+
+func (j Jobs) status(ctx context.Context, id string, a Action, name string) (Status, error) {
 	if err := validateID(id); err != nil {
 		return Status{}, err
 	}
-	ns, name := j.namespace(), JobName(id, a)
+	ns := j.namespace()
 	job, err := j.Client.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return Status{}, sdk.NotFound("no terraform %s run for cluster %q: job %s/%s does not exist", a, id, ns, name)
@@ -39,16 +52,17 @@ func (j Jobs) Status(ctx context.Context, id string, a Action) (Status, error) {
 	}
 	logs, logErr := j.podLog(ctx, pod)
 	st := jobStatus(a, job, pod, logs, logErr)
+	st.Follow = fmt.Sprintf("kubectl logs -f -n %s job/%s", ns, name)
 	if jobFinished(job) != "" {
-		j.forgetCredentials(ctx, id, a)
+		j.forgetCredentials(ctx, id, a, name)
 	}
 	return st, nil
 }
 
 // forgetCredentials deletes the env Secret of an ended run; the owner
 // reference would remove it with the Job, which may be kept for long.
-func (j Jobs) forgetCredentials(ctx context.Context, id string, a Action) {
-	ns, name := j.namespace(), envSecretName(id, a)
+func (j Jobs) forgetCredentials(ctx context.Context, id string, a Action, job string) {
+	ns, name := j.namespace(), envSecretName(job)
 	err := j.Client.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{})
 	switch {
 	case err == nil:

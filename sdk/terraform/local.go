@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +60,8 @@ var _ Executor = Local{}
 type liveRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	root   string // the cluster's workspace
+	name   string // runName
 }
 
 // live holds the attempts of this process, by workspace and action, so
@@ -74,25 +75,26 @@ var live = struct {
 func liveKey(w workspace, a Action) string { return w.dir + "\x00" + string(a) }
 
 // Start starts r in its workspace unless it is running or has succeeded.
-// Starting a destroy stops a running apply of the same cluster first
-// (terraform is interrupted gracefully and releases the state lock);
-// starting an apply while a destroy runs is an sdk.FailedPrecondition
-// error.
+// Starting a destroy stops the cluster's running applies (updates
+// included) first (terraform is interrupted gracefully and releases the
+// state lock); starting an apply while a destroy or another apply of the
+// cluster runs is an sdk.FailedPrecondition error.
 func (l Local) Start(ctx context.Context, r Run) error {
 	if err := validateRun(r); err != nil {
 		return err
 	}
-	w, err := l.workspace(r.ID)
+	w, err := l.runWorkspace(r.ID, r.Generation)
 	if err != nil {
 		return err
 	}
 	live.Lock()
 	defer live.Unlock()
-	other := live.runs[liveKey(w, otherAction(r.Action))]
-	if other != nil && r.Action == Apply {
-		return sdk.FailedPrecondition("terraform destroy of cluster %q is running; wait until it ends", r.ID)
+	key := liveKey(w, r.Action)
+	others := liveIn(w.root, key)
+	if len(others) > 0 && r.Action == Apply {
+		return sdk.FailedPrecondition("terraform %s of cluster %q is running; wait until it ends", others[0].name, r.ID)
 	}
-	if live.runs[liveKey(w, r.Action)] != nil {
+	if live.runs[key] != nil {
 		return nil
 	}
 	prev, err := w.record(r.Action)
@@ -102,14 +104,14 @@ func (l Local) Start(ctx context.Context, r Run) error {
 	if prev.result != nil && prev.result.State == sdk.Succeeded {
 		return nil
 	}
-	otherPrev, err := w.record(otherAction(r.Action))
+	before, err := l.earlierRecord(w, r)
 	if err != nil {
 		return err
 	}
-	var stopped *liveRun
-	if other != nil { // an apply: stop it, the destroy goroutine waits for it
-		other.cancel()
-		stopped = other
+	var stopped []*liveRun
+	for _, o := range others { // a destroy: stop them, its goroutine waits for them
+		o.cancel()
+		stopped = append(stopped, o)
 	}
 	if err := w.writeModule(r.Module); err != nil {
 		return err
@@ -119,13 +121,47 @@ func (l Local) Start(ctx context.Context, r Run) error {
 		return err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
-	live.runs[liveKey(w, r.Action)] = lr
-	l.logger().Info("terraform run started", "cluster", r.ID, "action", r.Action, "attempt", at.Number,
-		"workspace", w.dir, "env", envNames(r.Env))
-	stale := staleWindow{from: earliestStart(prev, otherPrev), to: at.Started}
+	lr := &liveRun{cancel: cancel, done: make(chan struct{}), root: w.root, name: runName(r)}
+	live.runs[key] = lr
+	l.logger().Info("terraform run started", "cluster", r.ID, "action", r.Action, "generation", r.Generation,
+		"attempt", at.Number, "workspace", w.dir, "env", envNames(r.Env))
+	stale := staleWindow{from: earliestStart(prev, before), to: at.Started}
 	go l.run(runCtx, w, r, stale, lr, stopped, logf)
 	return nil
+}
+
+// earlierRecord is the record whose attempts may have left a lock r takes
+// for stale besides its own: for generation 0 the other action's, for an
+// update the update before it (never the first apply's: a lock of it is
+// left for a person to look at).
+func (l Local) earlierRecord(w workspace, r Run) (record, error) {
+	switch {
+	case r.Generation == 0:
+		return workspace{dir: w.root, root: w.root}.record(otherAction(r.Action))
+	case r.Generation > 1:
+		return workspace{dir: generationDir(w.root, r.Generation-1), root: w.root}.record(Apply)
+	}
+	return record{}, nil
+}
+
+// runName names a run in messages: apply, destroy or update-<n>.
+func runName(r Run) string {
+	if r.Generation > 0 {
+		return fmt.Sprintf("update-%d", r.Generation)
+	}
+	return string(r.Action)
+}
+
+// liveIn lists this process's attempts in the cluster workspace root,
+// but the one of key. The caller holds live's lock.
+func liveIn(root, key string) []*liveRun {
+	var out []*liveRun
+	for _, k := range sortedKeys(live.runs) {
+		if lr := live.runs[k]; lr.root == root && k != key {
+			out = append(out, lr)
+		}
+	}
+	return out
 }
 
 func otherAction(a Action) Action {
@@ -137,11 +173,11 @@ func otherAction(a Action) Action {
 
 // run is the goroutine of one attempt. The result is written before the
 // attempt leaves live, so Status never mistakes it for an interrupted one.
-func (l Local) run(ctx context.Context, w workspace, r Run, stale staleWindow, lr *liveRun, stopped *liveRun, logf *os.File) {
+func (l Local) run(ctx context.Context, w workspace, r Run, stale staleWindow, lr *liveRun, stopped []*liveRun, logf *os.File) {
 	defer close(lr.done)
 	defer lr.cancel()
-	if stopped != nil {
-		<-stopped.done
+	for _, s := range stopped {
+		<-s.done
 	}
 	res := l.attempt(ctx, w, r, stale, logf)
 	if err := logf.Close(); err != nil && res.State == sdk.Succeeded {
@@ -321,32 +357,6 @@ func (l Local) binary() (string, error) {
 	return p, nil
 }
 
-// workspaceDir is the absolute workspace directory of run id.
-func (l Local) workspaceDir(id string) (string, error) {
-	if err := validateID(id); err != nil {
-		return "", err
-	}
-	if l.Dir == "" {
-		return "", fmt.Errorf("local terraform executor: Dir is empty: set it to the root of the workspaces")
-	}
-	dir, err := filepath.Abs(filepath.Join(l.Dir, id))
-	if err != nil {
-		return "", fmt.Errorf("workspace of %s: %w", id, err)
-	}
-	return dir, nil
-}
-
-func (l Local) workspace(id string) (workspace, error) {
-	dir, err := l.workspaceDir(id)
-	if err != nil {
-		return workspace{}, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return workspace{}, fmt.Errorf("create workspace %s: %w", dir, err)
-	}
-	return workspace{dir: dir}, nil
-}
-
 func (l Local) logger() hclog.Logger {
 	if l.Logger != nil {
 		return l.Logger
@@ -356,10 +366,24 @@ func (l Local) logger() hclog.Logger {
 
 // Status reports on the last attempt of action a for cluster id.
 func (l Local) Status(ctx context.Context, id string, a Action) (Status, error) {
-	w, err := l.existingWorkspace(id)
+	return l.statusOf(id, a, 0)
+}
+
+// GenerationStatus reports on the last attempt of apply generation g of
+// cluster id.
+func (l Local) GenerationStatus(ctx context.Context, id string, g int) (Status, error) {
+	if g < 0 {
+		return Status{}, sdk.NotFound("no terraform apply generation %d for cluster %q", g, id)
+	}
+	return l.statusOf(id, Apply, g)
+}
+
+func (l Local) statusOf(id string, a Action, g int) (Status, error) {
+	root, err := l.existingWorkspace(id)
 	if err != nil {
 		return Status{}, err
 	}
+	w := workspace{dir: generationDir(root.dir, g), root: root.dir}
 	live.Lock()
 	running := live.runs[liveKey(w, a)] != nil
 	live.Unlock()
@@ -367,36 +391,27 @@ func (l Local) Status(ctx context.Context, id string, a Action) (Status, error) 
 	if err != nil {
 		return Status{}, err
 	}
+	name := runName(Run{Action: a, Generation: g})
 	if rec.attempt == nil {
-		return Status{}, sdk.NotFound("no terraform %s run for cluster %q in %s", a, id, w.dir)
+		return Status{}, sdk.NotFound("no terraform %s run for cluster %q in %s", name, id, w.dir)
 	}
 	s := l.summary(w, a)
 	switch {
 	case rec.result != nil:
 		st := Status{State: rec.result.State, Message: rec.result.Message, ErrorClass: rec.result.ErrorClass,
-			Progress: s.progress(), LogTail: s.tail}
+			Progress: s.progress(), LogTail: s.tail, Follow: w.logPath(a)}
 		if st.State == sdk.Succeeded {
 			st.Progress = 100
 		}
 		return st, nil
 	case running:
-		return Status{State: sdk.Running, Message: s.runningMessage(a), Progress: s.progress(), LogTail: s.tail}, nil
+		return Status{State: sdk.Running, Message: s.runningMessage(a), Progress: s.progress(), LogTail: s.tail,
+			Follow: w.logPath(a)}, nil
 	default:
 		return Status{State: sdk.Failed, ErrorClass: sdk.Retryable, Progress: s.progress(), LogTail: s.tail,
-			Message: fmt.Sprintf("terraform %s was interrupted (the plugin stopped while it ran); "+
-				"starting it again resumes from the state", a)}, nil
+			Follow: w.logPath(a), Message: fmt.Sprintf("terraform %s was interrupted (the plugin stopped while it ran); "+
+				"starting it again resumes from the state", name)}, nil
 	}
-}
-
-func (l Local) existingWorkspace(id string) (workspace, error) {
-	dir, err := l.workspaceDir(id)
-	if err != nil {
-		return workspace{}, err
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return workspace{}, sdk.NotFound("no terraform run for cluster %q: %s does not exist", id, dir)
-	}
-	return workspace{dir: dir}, nil
 }
 
 // summary reads the log of the last attempt of a; a missing log reads as

@@ -38,6 +38,14 @@ type Run struct {
 	Action Action
 	// Module is the complete module tree, usually from NewModule.
 	Module Module
+	// Generation numbers the applies of one cluster on the same state: 0
+	// is the first (the Job provision-<ID>, the workspace <Dir>/<ID>); n > 0
+	// is a later apply of a changed module (day 2: scale, upgrade), run as
+	// the Job update-<ID>-<n> or in the workspace <Dir>/<ID>/update-<n>,
+	// each started once and followed with GenerationStatus. A lock a killed
+	// update run left is cleared by the next update run; one the first
+	// apply holds never is (it may still run). Destroy has no generations.
+	Generation int
 	// Env is the secret environment of terraform, e.g. AWS_ACCESS_KEY_ID.
 	// It is never logged and never written to a file; the Job executor
 	// keeps it in a Secret that lives as long as the run. Names that
@@ -63,6 +71,9 @@ type Status struct {
 	LogTail []string
 	// ErrorClass is set when State is Failed.
 	ErrorClass sdk.ErrorClass
+	// Follow says where a person reads the run's whole output: a kubectl
+	// logs command naming the Job, or the local log file.
+	Follow string
 }
 
 // Executor starts terraform runs and reports on them. Both
@@ -77,6 +88,10 @@ type Executor interface {
 	// Status reports on the run of action a for cluster id. An unknown run
 	// is an sdk.NotFound error.
 	Status(ctx context.Context, id string, a Action) (Status, error)
+	// GenerationStatus reports on apply generation g of cluster id (see
+	// Run.Generation); generation 0 is Status(ctx, id, Apply). An unknown
+	// run is an sdk.NotFound error.
+	GenerationStatus(ctx context.Context, id string, g int) (Status, error)
 	// Outputs returns the root outputs (sensitive ones included) of the
 	// last successful apply of cluster id as JSON values. It is an
 	// sdk.FailedPrecondition error while the apply has not succeeded and
@@ -108,6 +123,9 @@ func validateRun(r Run) error {
 		errs = append(errs, sdk.FieldError{Field: "action",
 			Message: fmt.Sprintf("%q is not an action: use %q or %q", r.Action, Apply, Destroy)})
 	}
+	if err := validateGeneration(r); err != nil {
+		errs = append(errs, *err)
+	}
 	if len(r.Module.Files) == 0 {
 		errs = append(errs, sdk.FieldError{Field: "module", Message: "has no files: build it with NewModule"})
 	}
@@ -128,6 +146,22 @@ func validateRun(r Run) error {
 		}
 	}
 	return sdk.InvalidInput(errs...)
+}
+
+// validateGeneration refuses a negative generation, a destroy with one,
+// and one whose Job name would not leave room for the pod suffix.
+func validateGeneration(r Run) *sdk.FieldError {
+	switch {
+	case r.Generation < 0:
+		return &sdk.FieldError{Field: "generation", Message: fmt.Sprintf("must be 0 or more, got %d", r.Generation)}
+	case r.Generation > 0 && r.Action != Apply:
+		return &sdk.FieldError{Field: "generation", Message: fmt.Sprintf("only an apply has generations; a %s runs on generation 0", r.Action)}
+	case len(GenerationJobName(r.ID, r.Generation)) > MaxIDLength+len("provision-"):
+		return &sdk.FieldError{Field: "generation", Message: fmt.Sprintf(
+			"%d is too large for cluster ID %q: the Job name %s must fit in %d characters; a shorter cluster ID allows more updates",
+			r.Generation, r.ID, GenerationJobName(r.ID, r.Generation), MaxIDLength+len("provision-"))}
+	}
+	return nil
 }
 
 func validateID(id string) error {

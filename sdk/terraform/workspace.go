@@ -19,11 +19,16 @@ import (
 //	<Dir>/<ID>/<action>.log     terraform's stdout and stderr, every attempt, each after a marker line
 //	<Dir>/<ID>/<action>.attempt when the last attempt started and which process ran it
 //	<Dir>/<ID>/<action>.result  how the last attempt ended; absent while it runs
+//	<Dir>/<ID>/update-<n>/      the same records of apply generation n (Run.Generation)
+//
+// Every generation runs in the one module directory, so a module without
+// a backend keeps one local state there for all of them.
 type workspace struct {
-	dir string // absolute
+	dir  string // absolute: where the records and logs are
+	root string // absolute: <Dir>/<ID>, the cluster's
 }
 
-func (w workspace) moduleDir() string           { return filepath.Join(w.dir, "module") }
+func (w workspace) moduleDir() string           { return filepath.Join(w.root, "module") }
 func (w workspace) logPath(a Action) string     { return filepath.Join(w.dir, string(a)+".log") }
 func (w workspace) attemptPath(a Action) string { return filepath.Join(w.dir, string(a)+".attempt") }
 func (w workspace) resultPath(a Action) string  { return filepath.Join(w.dir, string(a)+".result") }
@@ -164,4 +169,53 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// workspaceDir is the absolute workspace directory of run id.
+func (l Local) workspaceDir(id string) (string, error) {
+	if err := validateID(id); err != nil {
+		return "", err
+	}
+	if l.Dir == "" {
+		return "", fmt.Errorf("local terraform executor: Dir is empty: set it to the root of the workspaces")
+	}
+	dir, err := filepath.Abs(filepath.Join(l.Dir, id))
+	if err != nil {
+		return "", fmt.Errorf("workspace of %s: %w", id, err)
+	}
+	return dir, nil
+}
+
+// runWorkspace is the workspace of apply generation g (0 for a destroy)
+// of cluster id, created when missing.
+func (l Local) runWorkspace(id string, g int) (workspace, error) {
+	root, err := l.workspaceDir(id)
+	if err != nil {
+		return workspace{}, err
+	}
+	w := workspace{dir: generationDir(root, g), root: root}
+	if err := os.MkdirAll(w.dir, 0o700); err != nil {
+		return workspace{}, fmt.Errorf("create workspace %s: %w", w.dir, err)
+	}
+	return w, nil
+}
+
+// generationDir holds the records of apply generation g: the cluster's
+// workspace itself for 0, its update-<g> directory after.
+func generationDir(root string, g int) string {
+	if g == 0 {
+		return root
+	}
+	return filepath.Join(root, fmt.Sprintf("update-%d", g))
+}
+
+func (l Local) existingWorkspace(id string) (workspace, error) {
+	dir, err := l.workspaceDir(id)
+	if err != nil {
+		return workspace{}, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return workspace{}, sdk.NotFound("no terraform run for cluster %q: %s does not exist", id, dir)
+	}
+	return workspace{dir: dir, root: dir}, nil
 }

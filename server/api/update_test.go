@@ -16,9 +16,9 @@ import (
 
 // PATCH /clusters/{id} is checked against the cluster's plugin before
 // anything is written: 409 with the reason for a change the plugin cannot
-// make (no "upgrade" for local, no "scale" for aws-eks, a connected
-// cluster, a cluster not Ready), 422 for a value outside the plugin's
-// bounds; an accepted change sets the HostCluster's desired fields, puts
+// make (no "upgrade" for local, a connected cluster, a cluster not
+// Ready), 422 for a value outside the plugin's bounds (local's 10 nodes,
+// aws-eks's 100); an accepted change sets the HostCluster's desired fields, puts
 // the row in Updating and is in the audit log.
 func TestPatchClusterChecksThePluginFirst(t *testing.T) {
 	e := newEnv(t, envOpts{management: true})
@@ -53,7 +53,7 @@ func TestPatchClusterChecksThePluginFirst(t *testing.T) {
 		says           string
 	}{
 		{"upgrade of a local cluster", local.ID, `{"kubernetesVersion":"1.38"}`, 409, `no \"upgrade\" capability`},
-		{"scale of an EKS cluster", eks.ID, `{"nodeCount":4}`, 409, `no \"scale\" capability`},
+		{"too many nodes for EKS", eks.ID, `{"nodeCount":101}`, 422, "nodeCount: must be between 1 and 100"},
 		{"too many nodes", local.ID, `{"nodeCount":11}`, 422, "nodeCount: must be between 1 and 10"},
 		{"nothing asked", local.ID, `{}`, 400, "give nodeCount, kubernetesVersion or both"},
 		{"a word for a count", local.ID, `{"nodeCount":"three"}`, 400, ""},

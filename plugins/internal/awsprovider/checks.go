@@ -82,6 +82,12 @@ func (p *Provider) checkWithAWS(ctx context.Context, cfg aws.Config, in map[stri
 			return err
 		}
 	}
+	return f.result()
+}
+
+// result logs the skipped checks and returns the problems found as one
+// InvalidInput error (nil when there are none).
+func (f *preflight) result() error {
 	for _, d := range f.skipped {
 		sdk.Logger().Warn("a preflight check was skipped: the credential may not make its call",
 			"action", d.Action, "code", d.Code, "fix", "add "+d.Action+" to the credential's IAM policy (docs/aws.md)")

@@ -33,7 +33,7 @@ func (eks) module(id string, in map[string]string, role *tfmodules.AssumeRole) (
 		return terraform.Module{}, err
 	}
 	return tfmodules.EKS(tfmodules.EKSInput{ClusterID: id, Region: in["region"], NodeCount: nodes,
-		InstanceType: in["instanceType"], KubernetesVersion: minor, PublicAccess: in[inputPublicAccess] != "false",
+		InstanceType: in["instanceType"], KubernetesVersion: minor, NodeVersion: in[inputNodeVersion], PublicAccess: in[inputPublicAccess] != "false",
 		PrivateAccess: in[inputPrivateAccess] != "false", PublicAccessCIDRs: cidrs, AssumeRole: role})
 }
 

@@ -104,6 +104,9 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 	if err != nil {
 		return sdk.OperationStatus{}, err
 	}
+	if op.Action == actionUpdate {
+		return p.updateStatus(ctx, req, op, exec)
+	}
 	st, err := exec.Status(ctx, op.ClusterID, op.Action)
 	if err != nil {
 		return sdk.OperationStatus{}, err
@@ -146,7 +149,7 @@ func (p *Provider) Kubeconfig(ctx context.Context, req sdk.KubeconfigRequest) (s
 	if err != nil {
 		return sdk.Kubeconfig{}, err
 	}
-	if op.Action != terraform.Apply {
+	if op.Action == terraform.Destroy {
 		return sdk.Kubeconfig{}, sdk.FailedPrecondition("operation %s destroys a cluster: it has no kubeconfig", req.OperationID)
 	}
 	outputs, err := exec.Outputs(ctx, op.ClusterID)

@@ -2,8 +2,10 @@ package awsprovider
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
@@ -12,7 +14,9 @@ import (
 // operation is what an operation ID carries, so Status and Kubeconfig find
 // everything again after a plugin restart: the terraform run (action and
 // cluster) and what reading the result needs (region, control planes).
-// Encoded as "<action>:<clusterID>?region=..&controlPlanes=..&workers=..".
+// Encoded as "<action>:<clusterID>?region=..&controlPlanes=..&workers=..";
+// an update ("update:<clusterID>?...") adds gen, the generation of its
+// first terraform run, and version, the minor it moves to.
 type operation struct {
 	Action        terraform.Action
 	ClusterID     string
@@ -25,7 +29,18 @@ type operation struct {
 	// (vanilla: the nodes wrote those parameters, Terraform never knew
 	// them); empty when there is none.
 	Relay string
+	// Generation is an update's first terraform run (Run.Generation);
+	// Version the Kubernetes minor it leaves the cluster at.
+	Generation int
+	Version    string
+	// Started is when an update started, from its record (not in the
+	// ID): settle's deadline counts from it.
+	Started time.Time
 }
+
+// actionUpdate is an update's action in its ID: terraform runs it as
+// apply generations (see day2.go).
+const actionUpdate = terraform.Action("update")
 
 func (o operation) String() string {
 	q := url.Values{"region": {o.Region}}
@@ -38,6 +53,10 @@ func (o operation) String() string {
 	if o.Relay != "" {
 		q.Set("relay", o.Relay)
 	}
+	if o.Generation > 0 {
+		q.Set("gen", strconv.Itoa(o.Generation))
+		q.Set("version", o.Version)
+	}
 	return string(o.Action) + ":" + o.ClusterID + "?" + q.Encode()
 }
 
@@ -45,8 +64,8 @@ func parseOperation(id string) (operation, error) {
 	head, query, _ := strings.Cut(id, "?")
 	action, cluster, ok := strings.Cut(head, ":")
 	q, err := url.ParseQuery(query)
-	if !ok || err != nil || cluster == "" || (action != string(terraform.Apply) && action != string(terraform.Destroy)) {
-		return operation{}, sdk.NotFound("operation %q is not one of this plugin's (want <apply|destroy>:<cluster>?region=...)", id)
+	if !ok || err != nil || cluster == "" || !slices.Contains([]terraform.Action{terraform.Apply, terraform.Destroy, actionUpdate}, terraform.Action(action)) {
+		return operation{}, sdk.NotFound("operation %q is not one of this plugin's (want <apply|destroy|update>:<cluster>?region=...)", id)
 	}
 	o := operation{Action: terraform.Action(action), ClusterID: cluster, Region: q.Get("region"), Relay: q.Get("relay")}
 	if o.Relay != "" && !strings.HasPrefix(o.Relay, "/kubeopera/"+cluster+"/") {
@@ -61,6 +80,12 @@ func parseOperation(id string) (operation, error) {
 		if o.Workers, err = strconv.Atoi(n); err != nil || o.Workers < 0 {
 			return operation{}, sdk.NotFound("operation %q: bad workers %q", id, n)
 		}
+	}
+	if o.Action == actionUpdate {
+		if o.Generation, err = strconv.Atoi(q.Get("gen")); err != nil || o.Generation < 1 {
+			return operation{}, sdk.NotFound("operation %q: bad gen %q", id, q.Get("gen"))
+		}
+		o.Version = q.Get("version")
 	}
 	return o, nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -33,25 +36,64 @@ type Provider struct {
 	opts      Options
 	flavour   flavour
 	executor  executors
-	sweepLogs sweepLogs
+	sweepLogs sweepLogs // also the client of the day-2 records
 }
 
 // GetInfo describes the provider.
 func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 	return sdk.Info{
-		Name:          p.opts.Name,
-		DisplayName:   p.opts.DisplayName,
-		Cloud:         "aws",
-		Topologies:    []string{p.opts.Topology},
-		Availability:  sdk.Available,
-		PluginVersion: p.opts.Version,
-		Schema:        Schema(p.opts),
-		Capabilities: []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus,
-			sdk.CapKubeconfig, sdk.CapDestroy},
+		Name:            p.opts.Name,
+		DisplayName:     p.opts.DisplayName,
+		Cloud:           "aws",
+		Topologies:      []string{p.opts.Topology},
+		Availability:    sdk.Available,
+		PluginVersion:   p.opts.Version,
+		Schema:          Schema(p.opts),
+		Capabilities:    p.capabilities(),
 		RegionInput:     "region",
 		CredentialKinds: CredentialKinds(),
 		ClusterSource:   clusterSource(p.opts),
+		NodeCountInput:  "nodeCount",
+		VersionInput:    "kubernetesVersion",
+		Upgrades:        p.upgrades(),
 	}, nil
+}
+
+// capabilities: both plugins scale; only EKS upgrades (a kubeadm upgrade
+// needs one control plane at a time with etcd checked in between and the
+// workers drained and replaced, which a re-apply cannot do; docs/aws.md).
+func (p *Provider) capabilities() []sdk.Capability {
+	caps := []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy, sdk.CapScale}
+	if !p.opts.ControlPlane {
+		caps = append(caps, sdk.CapUpgrade)
+	}
+	return caps
+}
+
+// upgrades lists, for an upgrading plugin, each minor of its version table
+// with the next one when the table has it: one minor at a time.
+func (p *Provider) upgrades() []sdk.Upgrade {
+	if p.opts.ControlPlane {
+		return nil
+	}
+	var out []sdk.Upgrade
+	minors := p.opts.Versions.Minors()
+	for _, from := range minors {
+		if next := nextMinor(from); slices.Contains(minors, next) {
+			out = append(out, sdk.Upgrade{From: from, To: []string{next}})
+		}
+	}
+	return out
+}
+
+// nextMinor is "1.37" for "1.36"; "" for what is not a minor version.
+func nextMinor(minor string) string {
+	major, m, ok := strings.Cut(minor, ".")
+	n, err := strconv.Atoi(m)
+	if !ok || err != nil {
+		return ""
+	}
+	return major + "." + strconv.Itoa(n+1)
 }
 
 // Validate checks inputs and the credential's shape and then, unless

@@ -48,7 +48,7 @@ func Schema(o Options) []sdk.InputField {
 			Help: "number of control-plane instances with stacked etcd: 1, 3, 5 or 7 (odd, for etcd quorum)"})
 	}
 	fields = append(fields,
-		sdk.InputField{Name: "nodeCount", Type: sdk.Int, Default: "2",
+		sdk.InputField{Name: "nodeCount", Type: sdk.Int, Default: "2", Min: sdk.Bound(int64(o.MinNodes)), Max: sdk.Bound(maxNodes),
 			Help: fmt.Sprintf("number of worker nodes, %d to %d", o.MinNodes, maxNodes)},
 		sdk.InputField{Name: "instanceType", Type: sdk.String, Default: "t3.medium",
 			Help: "EC2 instance type of every node, e.g. t3.medium"},

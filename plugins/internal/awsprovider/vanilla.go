@@ -119,7 +119,7 @@ func (v vanilla) waiting(op operation, outputs map[string]json.RawMessage, i, n 
 	if i > 0 {
 		step = "kubeadm join --control-plane"
 	}
-	if v.pastDeadline(outputs) {
+	if v.pastDeadline(op, outputs) {
 		return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
 			Message: fmt.Sprintf("control plane %d of %d never reported its bootstrap (%s) within %s of the machines' creation: "+
 				"it failed before it could report or cannot reach SSM; read /var/log/kubeopera/bootstrap.log on %s "+
@@ -130,8 +130,12 @@ func (v vanilla) waiting(op operation, outputs map[string]json.RawMessage, i, n 
 }
 
 // pastDeadline reports whether settleTimeout has passed since the
-// machines were created (bootstrap_started_at).
-func (v vanilla) pastDeadline(outputs map[string]json.RawMessage) bool {
+// machines were created (bootstrap_started_at) or, for an update, since
+// it started: the workers a scale adds are that much younger.
+func (v vanilla) pastDeadline(op operation, outputs map[string]json.RawMessage) bool {
+	if !op.Started.IsZero() {
+		return v.now().After(op.Started.Add(settleTimeout))
+	}
 	started, err := outputString(outputs, "bootstrap_started_at")
 	if err != nil {
 		return false

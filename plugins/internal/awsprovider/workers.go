@@ -56,9 +56,9 @@ func (v vanilla) settleWorkers(ctx context.Context, client workerSSM, op operati
 	if joined >= op.Workers {
 		return nil, nil
 	}
-	if v.pastDeadline(outputs) {
+	if v.pastDeadline(op, outputs) {
 		return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
-			Message: fmt.Sprintf("%d of %d workers joined within %s of the machines' creation; the others never reported: "+
+			Message: fmt.Sprintf("%d of %d workers joined within %s of the machines' creation (of the update's start, for a scale); the others never reported: "+
 				"they failed before they could report or cannot reach SSM; read /var/log/kubeopera/bootstrap.log on the instances of %s "+
 				"(aws ssm start-session --target <instance>)", joined, op.Workers, settleTimeout, autoScalingGroup(outputs))}, nil
 	}

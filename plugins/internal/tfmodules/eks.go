@@ -21,6 +21,10 @@ type EKSInput struct {
 	InstanceType string
 	// KubernetesVersion is a minor version EKS offers, e.g. 1.36.
 	KubernetesVersion string
+	// NodeVersion is the managed node group's minor version; "" means
+	// KubernetesVersion. An upgrade sets it to the old minor for its
+	// first apply, which moves only the control plane.
+	NodeVersion string
 	// AZCount is how many availability zones the subnets span, at least 2
 	// (EKS requires two); 0 means DefaultAZCount.
 	AZCount int
@@ -61,6 +65,12 @@ func EKS(in EKSInput) (terraform.Module, error) {
 	if !in.PublicAccess && !in.PrivateAccess {
 		return terraform.Module{}, fmt.Errorf("aws-eks: the API needs a public or a private endpoint")
 	}
+	nodeVersion := in.NodeVersion
+	if nodeVersion == "" {
+		nodeVersion = c.KubernetesVersion
+	} else if !versionRE.MatchString(nodeVersion) {
+		return terraform.Module{}, fmt.Errorf("aws-eks: node version %q: use a minor version such as 1.36", nodeVersion)
+	}
 	cidrs := []string{}
 	if in.PublicAccess {
 		if err := checkCIDRs(in.PublicAccessCIDRs); err != nil {
@@ -78,6 +88,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 				Inputs: map[string]cty.Value{
 					"name":                    cty.StringVal(Name(c.ClusterID)),
 					"kubernetes_version":      cty.StringVal(c.KubernetesVersion),
+					"node_version":            cty.StringVal(nodeVersion),
 					"node_count":              cty.NumberIntVal(int64(c.NodeCount)),
 					"instance_type":           cty.StringVal(c.InstanceType),
 					"endpoint_public_access":  cty.BoolVal(in.PublicAccess),

@@ -13,6 +13,10 @@ variable "instanceType" { type = string }
 variable "kubernetesVersion" { type = string }
 variable "credentialRef" { type = string }
 variable "apiAllowedCIDRs" { type = string }
+variable "nodeKubernetesVersion" {
+  type    = string
+  default = ""
+}
 variable "relay_nonce" {
   type    = string
   default = ""
@@ -27,8 +31,13 @@ resource "terraform_data" "control_plane" {
   input = "${terraform_data.vpc.output}-cp-${count.index}"
 }
 
+# The workers' Auto Scaling Group: its desired, min and max size.
 resource "terraform_data" "workers" {
-  input = "${var.nodeCount} x ${var.instanceType}"
+  input = { size = tonumber(var.nodeCount), type = var.instanceType }
+}
+
+output "worker_count" {
+  value = terraform_data.workers.output.size
 }
 
 output "control_plane_endpoint" {

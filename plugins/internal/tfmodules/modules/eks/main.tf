@@ -89,6 +89,7 @@ resource "aws_eks_node_group" "this" {
   cluster_name    = aws_eks_cluster.this.name
   node_group_name = "${var.name}-nodes"
   node_role_arn   = aws_iam_role.node.arn
+  version         = coalesce(var.node_version, var.kubernetes_version)
   subnet_ids      = var.node_subnet_ids
   instance_types  = [var.instance_type]
   # Amazon Linux 2 images end with Kubernetes 1.32; AL2023 covers every

@@ -4,8 +4,14 @@ variable "name" {
 }
 
 variable "kubernetes_version" {
-  description = "Kubernetes minor version of the cluster and its node group, e.g. 1.36."
+  description = "Kubernetes minor version of the cluster (and of its node group unless node_version says otherwise), e.g. 1.36."
   type        = string
+}
+
+variable "node_version" {
+  description = "Kubernetes minor version of the managed node group; null means kubernetes_version. An upgrade applies twice: the control plane first with the nodes left here on the old minor, then the nodes (EKS refuses nodes newer than their control plane)."
+  type        = string
+  default     = null
 }
 
 variable "control_plane_subnet_ids" {
