@@ -44,6 +44,14 @@ func TestProvidersListDeclarationsHealthAndSkippedFiles(t *testing.T) {
 	if cred.Type != "credential" || len(cred.CredentialKinds) != 2 {
 		t.Errorf("credentialRef = %+v, want a credential reference naming the AWS kinds", cred)
 	}
+	// The real aws-eks binary declares upgrade: its paths, one minor at
+	// a time, reach the list; aws-vanilla scales only, so it lists none.
+	if eks := byName["aws-eks"]; len(eks.Upgrades) == 0 || len(eks.Upgrades[0].To) == 0 {
+		t.Errorf("aws-eks upgrades = %+v, want its version table's paths", eks.Upgrades)
+	}
+	if len(vanilla.Upgrades) != 0 {
+		t.Errorf("aws-vanilla upgrades = %+v, want none (no upgrade capability)", vanilla.Upgrades)
+	}
 	if g := byName["gcp-stub"]; g.Availability != "SOON" || len(g.Capabilities) != 0 {
 		t.Errorf("gcp-stub = %+v", g)
 	}
