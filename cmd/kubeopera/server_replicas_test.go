@@ -68,6 +68,13 @@ func TestServerWithControllerReplicasOnPostgresReconcileOnce(t *testing.T) {
 			"--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--plugin-dir", t.TempDir(), "--poll-interval", "250ms",
 			"--flux-chart-repo", "http://127.0.0.1:1", "--chart-cache", t.TempDir())
 	}
+	// Before the sandbox stops (deferred above): a leader that loses its
+	// API server exits with an error, as it should.
+	defer func() {
+		for _, r := range reps {
+			r.stop(t)
+		}
+	}()
 	leader := awaitOneLeader(t, reps[:])
 	other := reps[1-leader]
 	waitUntil(t, 2*time.Minute, "the follower listens", func() bool { return listeningLine.MatchString(other.out.String()) })
