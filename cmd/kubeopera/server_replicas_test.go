@@ -44,6 +44,9 @@ func init() {
 // reconciling, which it does only on the replica holding the lease.
 const workersStarted = "Starting workers"
 
+// awaitingLease is what a replica logs while another one holds the lease.
+const awaitingLease = "Attempting to acquire leader lease"
+
 // Two `server --with-controller` replicas on one PostgreSQL: leader
 // election is on there by default, so only one of them reconciles, a
 // cluster connected through the other is reconciled by it, and when it
@@ -68,8 +71,20 @@ func TestServerWithControllerReplicasOnPostgresReconcileOnce(t *testing.T) {
 			"--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--plugin-dir", t.TempDir(), "--poll-interval", "250ms",
 			"--flux-chart-repo", "http://127.0.0.1:1", "--chart-cache", t.TempDir())
 	}
+	// Before the sandbox stops (deferred above): a leader that loses its
+	// API server exits with an error, as it should.
+	defer func() {
+		for _, r := range reps {
+			r.stop(t)
+		}
+	}()
 	leader := awaitOneLeader(t, reps[:])
 	other := reps[1-leader]
+	// Without leader election nothing would wait: the other replica would
+	// start reconciling as soon as its caches synced.
+	waitUntil(t, time.Minute, "the other replica waits for the lease", func() bool {
+		return strings.Contains(other.logs.String(), awaitingLease)
+	})
 	waitUntil(t, 2*time.Minute, "the follower listens", func() bool { return listeningLine.MatchString(other.out.String()) })
 	url := listeningLine.FindStringSubmatch(other.out.String())[1]
 	connectSandbox(t, url, token, sb.Kubeconfig)
