@@ -66,6 +66,16 @@ func TestRetryOfAFailedClusterMarksItsHostCluster(t *testing.T) {
 	// A failed teardown is asked for again through teardown, not retried.
 	code, body = e.do(http.MethodPost, "/api/v1/clusters/"+row.ID+"/teardown", e.admin, `{"confirmName":"loc-retry"}`)
 	mustStatus(t, "teardown", code, body, 202)
+	obj, err = hcs.Get(ctx, row.ID, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := obj.GetAnnotations() // the controller records that this request's Destroy failed
+	a[v1alpha1.TeardownFailedAnnotation] = a[v1alpha1.TeardownAnnotation]
+	obj.SetAnnotations(a)
+	if _, err := hcs.Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	setPhase(t, e, row.ID, "Failed", "local: destroy failed")
 	waitUntil(t, "the failed teardown reaches the row", func() bool { return mustGet(t, e, row.ID).Status == "Failed" })
 	if code, body := retry(e.admin); code != 409 || !strings.Contains(string(body), "/teardown") {
