@@ -74,6 +74,9 @@ func TestChartWorkloads(t *testing.T) {
 		}
 		find(t, objs, "PodDisruptionBudget", name)
 	}
+	if srv := deployment(t, objs, "kubeopera-server"); *srv.Spec.Replicas != 2 {
+		t.Errorf("server: %d replicas, want 2 (replicas on one PostgreSQL behave as one)", *srv.Spec.Replicas)
+	}
 	ctl := deployment(t, objs, "kubeopera-controller")
 	c := ctl.Spec.Template.Spec.Containers[0]
 	if *ctl.Spec.Replicas != 2 || !slices.Contains(c.Args, "--leader-elect=true") {
