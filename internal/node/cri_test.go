@@ -55,7 +55,7 @@ func TestContainerdRunsAPodThroughTheCRI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { _ = conn.Close() }) // after the pod's clean-up below
 	rt := cri.NewRuntimeServiceClient(conn)
 	logs := t.TempDir()
 	uid := rand.String(8)
@@ -70,8 +70,15 @@ func TestContainerdRunsAPodThroughTheCRI(t *testing.T) {
 		t.Fatalf("run pod sandbox (pause image, CNI): %v", err)
 	}
 	t.Cleanup(func() {
-		_, _ = rt.StopPodSandbox(context.Background(), &cri.StopPodSandboxRequest{PodSandboxId: pod.PodSandboxId})
-		_, _ = rt.RemovePodSandbox(context.Background(), &cri.RemovePodSandboxRequest{PodSandboxId: pod.PodSandboxId})
+		// As the kubelet does: stop (CNI DEL, the netns goes), then remove.
+		ctx := context.Background()
+		if _, err := rt.StopPodSandbox(ctx, &cri.StopPodSandboxRequest{PodSandboxId: pod.PodSandboxId}); err != nil {
+			t.Errorf("stop pod sandbox: %v", err)
+		}
+		if _, err := rt.RemovePodSandbox(ctx, &cri.RemovePodSandboxRequest{PodSandboxId: pod.PodSandboxId}); err != nil {
+			t.Errorf("remove pod sandbox: %v", err)
+		}
+		removeCgroup(t, podCfg.Linux.CgroupParent)
 	})
 	word := "hello-" + rand.String(8)
 	c, err := rt.CreateContainer(ctx, &cri.CreateContainerRequest{PodSandboxId: pod.PodSandboxId, SandboxConfig: podCfg,
@@ -99,6 +106,7 @@ func TestContainerdRunsAPodThroughTheCRI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("container log:\n%s", log)
 	// CRI log lines: <time> stdout F <line>.
 	if !strings.Contains(string(log), " stdout F "+word+"\n") || !strings.Contains(string(log), " stdout F Terraform v") {
 		t.Errorf("container log holds no %q and terraform version:\n%s", word, log)
@@ -110,5 +118,18 @@ func TestContainerdRunsAPodThroughTheCRI(t *testing.T) {
 	_, cidr, _ := net.ParseCIDR(n.PodCIDR)
 	if ip := net.ParseIP(ps.Status.GetNetwork().GetIp()); ip == nil || !cidr.Contains(ip) {
 		t.Errorf("pod IP %q is not in the node's pod CIDR %s", ps.Status.GetNetwork().GetIp(), n.PodCIDR)
+	}
+}
+
+// removeCgroup removes the pod's cgroup parent, empty once the pod is
+// removed, from every cgroup hierarchy: runc made it, and nothing else
+// removes a parent.
+func removeCgroup(t *testing.T, parent string) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", parent))
+	for _, d := range dirs {
+		if err := os.Remove(d); err != nil {
+			t.Errorf("remove cgroup %s: %v", d, err)
+		}
 	}
 }

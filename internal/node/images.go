@@ -17,7 +17,7 @@ import (
 // layout as a tar archive: it is tarred on the fly into ctr's stdin.
 func (n *Node) importImage(ctx context.Context, dir string) error {
 	cmd := exec.CommandContext(ctx, n.ctr(), "--address", n.paths.containerdSocket, "--namespace", "k8s.io",
-		"images", "import", "--no-unpack=false", "--local", "-")
+		"images", "import", "--local", "-")
 	pr, pw := io.Pipe()
 	cmd.Stdin = pr
 	go func() { pw.CloseWithError(tarDir(pw, dir)) }()

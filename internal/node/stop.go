@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,6 +31,9 @@ func (n *Node) Stop(ctx context.Context, s *sandbox.Sandbox) error {
 	var errs []error
 	if len(n.procs) > 0 && s != nil {
 		errs = append(errs, n.drain(ctx, s))
+	}
+	if len(n.procs) > 0 {
+		errs = append(errs, n.killTasks(ctx))
 	}
 	for i := len(n.procs) - 1; i >= 0; i-- {
 		errs = append(errs, n.procs[i].Stop(stopGrace))
@@ -84,6 +88,28 @@ func running(pods []corev1.Pod) int {
 		}
 	}
 	return c
+}
+
+// killTasks kills and deletes every container containerd still runs
+// (pause included): a shim ended by killShims would leave its containers
+// running.
+func (n *Node) killTasks(ctx context.Context) error {
+	ctr := func(args ...string) *exec.Cmd {
+		return exec.CommandContext(ctx, n.ctr(), append([]string{"--address", n.paths.containerdSocket,
+			"--namespace", "k8s.io", "tasks"}, args...)...)
+	}
+	// Only stdout: ctr warns on stderr that cgroup v1 is deprecated.
+	out, err := ctr("ls", "-q").Output()
+	if err != nil {
+		return fmt.Errorf("list containerd tasks: %w", err)
+	}
+	var errs []error
+	for _, id := range strings.Fields(string(out)) {
+		if out, err := ctr("delete", "--force", id).CombinedOutput(); err != nil {
+			errs = append(errs, fmt.Errorf("delete containerd task %s: %w: %s", id, err, out))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // killShims ends the containerd-shim-runc-v2 processes this node's
