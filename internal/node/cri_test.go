@@ -65,6 +65,8 @@ func TestContainerdRunsAPodThroughTheCRI(t *testing.T) {
 		LogDirectory: logs,
 		Linux:        &cri.LinuxPodSandboxConfig{CgroupParent: "/kubeopera-cri-test-" + uid},
 	}
+	// Last: runc makes the cgroup parent even when the sandbox fails.
+	t.Cleanup(func() { removeCgroup(t, podCfg.Linux.CgroupParent) })
 	pod, err := rt.RunPodSandbox(ctx, &cri.RunPodSandboxRequest{Config: podCfg})
 	if err != nil {
 		t.Fatalf("run pod sandbox (pause image, CNI): %v", err)
@@ -78,7 +80,6 @@ func TestContainerdRunsAPodThroughTheCRI(t *testing.T) {
 		if _, err := rt.RemovePodSandbox(ctx, &cri.RemovePodSandboxRequest{PodSandboxId: pod.PodSandboxId}); err != nil {
 			t.Errorf("remove pod sandbox: %v", err)
 		}
-		removeCgroup(t, podCfg.Linux.CgroupParent)
 	})
 	word := "hello-" + rand.String(8)
 	c, err := rt.CreateContainer(ctx, &cri.CreateContainerRequest{PodSandboxId: pod.PodSandboxId, SandboxConfig: podCfg,
