@@ -22,6 +22,7 @@ type paths struct {
 	containerdState, containerdSocket      string
 	cniConf, cniBin, cniData               string
 	kubeletConfig, kubeletRoot, kubeletPKI string
+	podLogs                                string
 }
 
 func newPaths(dir, cniBin string) paths {
@@ -31,6 +32,7 @@ func newPaths(dir, cniBin string) paths {
 		containerdState: dir + "/containerd/state", containerdSocket: dir + "/containerd.sock",
 		cniConf: dir + "/cni/net.d", cniBin: cniBin, cniData: dir + "/cni/ipam",
 		kubeletConfig: dir + "/kubelet.yaml", kubeletRoot: dir + "/kubelet", kubeletPKI: dir + "/kubelet/pki",
+		podLogs: dir + "/pod-logs",
 	}
 }
 
@@ -118,6 +120,8 @@ func kubeletConfig(n network, p paths) ([]byte, error) {
 		Authorization: kubeletv1beta1.KubeletAuthorization{Mode: kubeletv1beta1.KubeletAuthorizationModeAlwaysAllow},
 		FailSwapOn:    ptr.To(false),
 		PodCIDR:       n.podCIDR,
+		// Not /var/log/pods: the node's files stay in its directory.
+		PodLogsDir:    p.podLogs,
 		ClusterDomain: "cluster.local",
 		// No resolv.conf from this machine: its name server is outside the
 		// node's reach, and pods here resolve nothing.
