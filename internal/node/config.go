@@ -22,7 +22,7 @@ type paths struct {
 	containerdState, containerdSocket      string
 	cniConf, cniBin, cniData               string
 	kubeletConfig, kubeletRoot, kubeletPKI string
-	podLogs                                string
+	podLogs, staticPods                    string
 }
 
 func newPaths(dir, cniBin string) paths {
@@ -32,7 +32,7 @@ func newPaths(dir, cniBin string) paths {
 		containerdState: dir + "/containerd/state", containerdSocket: dir + "/containerd.sock",
 		cniConf: dir + "/cni/net.d", cniBin: cniBin, cniData: dir + "/cni/ipam",
 		kubeletConfig: dir + "/kubelet.yaml", kubeletRoot: dir + "/kubelet", kubeletPKI: dir + "/kubelet/pki",
-		podLogs: dir + "/pod-logs",
+		podLogs: dir + "/pod-logs", staticPods: dir + "/manifests",
 	}
 }
 
@@ -122,6 +122,7 @@ func kubeletConfig(n network, p paths) ([]byte, error) {
 		PodCIDR:       n.podCIDR,
 		// Not /var/log/pods: the node's files stay in its directory.
 		PodLogsDir:    p.podLogs,
+		StaticPodPath: p.staticPods,
 		ClusterDomain: "cluster.local",
 		// No resolv.conf from this machine: its name server is outside the
 		// node's reach, and pods here resolve nothing.

@@ -78,7 +78,7 @@ func Start(ctx context.Context, s *sandbox.Sandbox, opts Options) (_ *Node, err 
 	if n.relay, err = startRelay(n.net.path(), port); err != nil {
 		return n, err
 	}
-	if err := n.startKubelet(s, opts.Labels); err != nil {
+	if err := n.startKubelet(s.KubeconfigPath, opts.Labels); err != nil {
 		return n, err
 	}
 	if err := n.startKubeProxy(s); err != nil {
@@ -160,7 +160,9 @@ func (n *Node) start(name, path string, args ...string) error {
 	return nil
 }
 
-func (n *Node) startKubelet(s *sandbox.Sandbox, labels map[string]string) error {
+// startKubelet starts the kubelet against the API server of kubeconfig,
+// or standalone (static pods only) when kubeconfig is empty.
+func (n *Node) startKubelet(kubeconfig string, labels map[string]string) error {
 	cfg, err := kubeletConfig(n.net, n.paths)
 	if err != nil {
 		return err
@@ -168,9 +170,15 @@ func (n *Node) startKubelet(s *sandbox.Sandbox, labels map[string]string) error 
 	if err := os.WriteFile(n.paths.kubeletConfig, cfg, 0o600); err != nil {
 		return err
 	}
-	args := []string{"--config=" + n.paths.kubeletConfig, "--kubeconfig=" + s.KubeconfigPath,
+	if err := os.MkdirAll(n.paths.staticPods, 0o755); err != nil {
+		return err
+	}
+	args := []string{"--config=" + n.paths.kubeletConfig,
 		"--root-dir=" + n.paths.kubeletRoot, "--cert-dir=" + n.paths.kubeletPKI,
-		"--hostname-override=" + n.Name, "--node-ip=" + n.net.nodeIP}
+		"--hostname-override=" + n.Name, "--node-ip=" + n.net.nodeIP, "--v=2"}
+	if kubeconfig != "" {
+		args = append(args, "--kubeconfig="+kubeconfig)
+	}
 	if len(labels) > 0 {
 		args = append(args, "--node-labels="+joinLabels(labels))
 	}
@@ -226,6 +234,21 @@ func (n *Node) startContainerd(ctx context.Context) error {
 		return exec.CommandContext(ctx, n.ctr(), "--address", n.paths.containerdSocket, "version").Run() == nil
 	})
 }
+
+// StartStandaloneKubelet starts the kubelet without an API server: it runs
+// the static pods of StaticPodDir only.
+func (n *Node) StartStandaloneKubelet() error {
+	if _, err := findBinaries(true); err != nil {
+		return err
+	}
+	return n.startKubelet("", nil)
+}
+
+// StaticPodDir is where the kubelet reads static pod manifests.
+func (n *Node) StaticPodDir() string { return n.paths.staticPods }
+
+// PodLogsDir is where the kubelet keeps the containers' logs.
+func (n *Node) PodLogsDir() string { return n.paths.podLogs }
 
 // CRISocket is containerd's socket, where the kubelet's CRI calls go.
 func (n *Node) CRISocket() string { return n.paths.containerdSocket }
