@@ -12,9 +12,12 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 )
@@ -33,7 +36,7 @@ func (n *Node) Stop(ctx context.Context, s *sandbox.Sandbox) error {
 		errs = append(errs, n.drain(ctx, s))
 	}
 	if len(n.procs) > 0 {
-		errs = append(errs, n.killTasks(ctx))
+		errs = append(errs, n.removeSandboxes(ctx), n.killTasks(ctx))
 	}
 	for i := len(n.procs) - 1; i >= 0; i-- {
 		errs = append(errs, n.procs[i].Stop(stopGrace))
@@ -88,6 +91,32 @@ func running(pods []corev1.Pod) int {
 		}
 	}
 	return c
+}
+
+// removeSandboxes stops and removes every pod sandbox through the CRI, as
+// the kubelet's garbage collection would later: only removal tears down
+// the pod's network namespace under /var/run/netns.
+func (n *Node) removeSandboxes(ctx context.Context) error {
+	conn, err := grpc.NewClient("unix://"+n.paths.containerdSocket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	rt := cri.NewRuntimeServiceClient(conn)
+	list, err := rt.ListPodSandbox(ctx, &cri.ListPodSandboxRequest{})
+	if err != nil {
+		return fmt.Errorf("list pod sandboxes: %w", err)
+	}
+	var errs []error
+	for _, sb := range list.Items {
+		if _, err := rt.StopPodSandbox(ctx, &cri.StopPodSandboxRequest{PodSandboxId: sb.Id}); err != nil {
+			errs = append(errs, fmt.Errorf("stop pod sandbox %s: %w", sb.Id, err))
+		}
+		if _, err := rt.RemovePodSandbox(ctx, &cri.RemovePodSandboxRequest{PodSandboxId: sb.Id}); err != nil {
+			errs = append(errs, fmt.Errorf("remove pod sandbox %s: %w", sb.Id, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // killTasks kills and deletes every container containerd still runs
