@@ -192,7 +192,7 @@ func (n *Node) startKubeProxy(s *sandbox.Sandbox) error {
 	return n.start("kube-proxy", n.bins.kubeProxy, "--kubeconfig="+s.KubeconfigPath,
 		"--hostname-override="+n.Name, "--proxy-mode=iptables", "--cluster-cidr="+n.net.podCIDR,
 		"--conntrack-max-per-core=0", "--conntrack-tcp-timeout-established=0", "--conntrack-tcp-timeout-close-wait=0",
-		"--metrics-bind-address=127.0.0.1:0", "--healthz-bind-address=127.0.0.1:0")
+		"--metrics-bind-address=127.0.0.1:10249", "--healthz-bind-address=127.0.0.1:10256")
 }
 
 // waitFor polls cond every 100 ms until it holds, a node process ends, or
