@@ -17,7 +17,8 @@ import (
 // service account signing key that goes with it: envtest makes neither
 // when its certificate directory already holds apiserver.crt. The API
 // server also reaches kubelets by InternalIP only: the default tries the
-// Hostname address first, a DNS look-up of the node's name.
+// Hostname address first, a DNS look-up of the node's name. Pods get their
+// service account tokens mounted.
 func useOwnCertificates(api *envtest.APIServer, dir string, names []string) error {
 	ips := []net.IP{net.ParseIP("127.0.0.1")}
 	dns := []string{"localhost"}
@@ -58,5 +59,10 @@ func useOwnCertificates(api *envtest.APIServer, dir string, names []string) erro
 	api.CertDir = dir
 	api.SecureServing.CA = rest
 	api.Configure().Set("kubelet-preferred-address-types", "InternalIP")
+	// envtest turns the ServiceAccount admission plugin off; without it no
+	// pod gets its token mounted (a Job's terraform needs it for the
+	// kubernetes backend). The default ServiceAccount then has to exist:
+	// kube-controller-manager (Workloads) makes it.
+	api.Configure().Disable("disable-admission-plugins")
 	return nil
 }

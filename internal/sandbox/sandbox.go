@@ -37,8 +37,9 @@ type Options struct {
 	// APIServerNames, when set, are extra DNS names and IP addresses for the
 	// API server's serving certificate, e.g. 10.0.0.1, where pods on a real
 	// node reach the kubernetes Service. The sandbox then makes its own
-	// certificate and service account signing key, and the API server
-	// dials kubelets by InternalIP only. Off by default.
+	// certificate and service account signing key, mounts service account
+	// tokens into pods (the default ServiceAccount comes with Workloads),
+	// and dials kubelets by InternalIP only. Off by default.
 	APIServerNames []string
 	// StartTimeout bounds Start (60s).
 	StartTimeout time.Duration
