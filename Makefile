@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: chart-sync all build plugins cli tools testbin test-aws generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
+.PHONY: chart-sync all build plugins cli tools testbin test-aws test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
 
 all: build
 
@@ -115,6 +115,17 @@ test-aws:
 	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
 	hack/build-kubeadm.sh
 	KUBEOPERA_TEST_AWS=1 $(GO) test -count=1 -timeout 20m ./plugins/internal/upstream/ ./plugins/internal/bootstrap/ ./plugins/internal/tfmodules/
+
+# A real node for the sandbox (internal/node): hack/build-node.sh builds
+# the kubelet and kube-proxy (the sandbox's k8s.io/kubernetes), containerd
+# 2 and the CNI plugins into bin/node (skipped when there; runc, iptables
+# and busybox-static from apt) and the pause and Terraform images as OCI
+# layouts. Then the tests run pods in real containers in a network
+# namespace of their own. Needs root. Not part of `make test`: the cold
+# build is long.
+test-node: testbin
+	hack/build-node.sh
+	KUBEOPERA_TEST_NODE=1 $(GO) test -count=1 -timeout 20m -v ./internal/node/
 
 # Lint: golangci-lint pinned in hack/golangci-lint/go.mod (its own module),
 # the config in .golangci.yml, over the root module and the SDK's modules,

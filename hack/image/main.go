@@ -15,14 +15,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/ochestra-tech/kubeopera/hack/image/oci"
 )
 
 // Repository is where the image is published; the tag is the version.
@@ -70,21 +68,13 @@ func run(o options) error {
 		return err
 	}
 	dir := filepath.Join(o.out, "kubeopera-oci")
-	if err := os.RemoveAll(dir); err != nil {
+	if err := oci.WriteLayout(dir, tag, img); err != nil {
 		return err
-	}
-	lp, err := layout.Write(dir, empty.Index)
-	if err != nil {
-		return fmt.Errorf("OCI layout: %w", err)
-	}
-	if err := lp.AppendImage(img, layout.WithAnnotations(map[string]string{
-		"org.opencontainers.image.ref.name": tag.TagStr(), "io.containerd.image.name": tag.String()})); err != nil {
-		return fmt.Errorf("OCI layout: %w", err)
 	}
 	if err := tarball.WriteToFile(filepath.Join(o.out, "kubeopera.tar"), tag, img); err != nil {
 		return fmt.Errorf("image tarball: %w", err)
 	}
-	size, err := imageSize(img)
+	size, err := oci.Size(img)
 	if err != nil {
 		return err
 	}
@@ -105,49 +95,19 @@ func build(o options) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img, err := mutate.AppendLayers(empty.Image, system, programs)
-	if err != nil {
-		return nil, err
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return nil, err
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", o.arch
-	cf.Config.Entrypoint = []string{"/kubeopera"}
-	cf.Config.User = fmt.Sprintf("%d:%d", nonroot, nonroot)
-	cf.Config.WorkingDir = "/var/lib/kubeopera"
-	cf.Config.Env = []string{"PATH=/", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
-		"KUBEOPERA_PLUGIN_DIR=/plugins", "KUBEOPERA_DATA_DIR=/var/lib/kubeopera", "HOME=/home/nonroot"}
-	cf.Config.Labels = map[string]string{
-		"org.opencontainers.image.source":      Source,
-		"org.opencontainers.image.version":     o.version,
-		"org.opencontainers.image.revision":    o.revision,
-		"org.opencontainers.image.title":       "kubeopera",
-		"org.opencontainers.image.description": "KubeOpera server, controller and CLI with its provider plugins",
-		"org.opencontainers.image.licenses":    "Apache-2.0",
-	}
-	img, err = mutate.ConfigFile(img, cf)
-	if err != nil {
-		return nil, err
-	}
-	// Reproducible: the same inputs give the same digest.
-	return mutate.CreatedAt(img, v1.Time{Time: time.Unix(0, 0).UTC()})
-}
-
-func imageSize(img v1.Image) (int64, error) {
-	layers, err := img.Layers()
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	for _, l := range layers {
-		n, err := l.Size()
-		if err != nil {
-			return 0, err
+	return oci.Image([]v1.Layer{system, programs}, func(c *v1.Config) {
+		c.Entrypoint = []string{"/kubeopera"}
+		c.User = fmt.Sprintf("%d:%d", nonroot, nonroot)
+		c.WorkingDir = "/var/lib/kubeopera"
+		c.Env = []string{"PATH=/", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+			"KUBEOPERA_PLUGIN_DIR=/plugins", "KUBEOPERA_DATA_DIR=/var/lib/kubeopera", "HOME=/home/nonroot"}
+		c.Labels = map[string]string{
+			"org.opencontainers.image.source":      Source,
+			"org.opencontainers.image.version":     o.version,
+			"org.opencontainers.image.revision":    o.revision,
+			"org.opencontainers.image.title":       "kubeopera",
+			"org.opencontainers.image.description": "KubeOpera server, controller and CLI with its provider plugins",
+			"org.opencontainers.image.licenses":    "Apache-2.0",
 		}
-		total += n
-	}
-	return total, nil
+	})
 }

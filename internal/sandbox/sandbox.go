@@ -34,6 +34,13 @@ type Options struct {
 	// Nodes are created at start; Start returns once kwok made each node it
 	// manages Ready and schedulable.
 	Nodes []Node
+	// APIServerNames, when set, are extra DNS names and IP addresses for the
+	// API server's serving certificate, e.g. 10.0.0.1, where pods on a real
+	// node reach the kubernetes Service. The sandbox then makes its own
+	// certificate and service account signing key, mounts service account
+	// tokens into pods (the default ServiceAccount comes with Workloads),
+	// and dials kubelets by InternalIP only. Off by default.
+	APIServerNames []string
 	// StartTimeout bounds Start (60s).
 	StartTimeout time.Duration
 }
@@ -79,6 +86,12 @@ func Start(ctx context.Context, opts Options) (_ *Sandbox, err error) {
 			err = errors.Join(err, s.Stop())
 		}
 	}()
+	if len(opts.APIServerNames) > 0 {
+		api := s.env.ControlPlane.GetAPIServer()
+		if err := useOwnCertificates(api, filepath.Join(dir, "apiserver"), opts.APIServerNames); err != nil {
+			return s, err
+		}
+	}
 	if _, err := s.env.Start(); err != nil {
 		return s, fmt.Errorf("start etcd and kube-apiserver from %s: %w", bin, err)
 	}
