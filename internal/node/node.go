@@ -170,7 +170,7 @@ func (n *Node) startKubelet(kubeconfig string, labels map[string]string) error {
 	if err := os.WriteFile(n.paths.kubeletConfig, cfg, 0o600); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(n.paths.staticPods, 0o755); err != nil {
+	if err := os.MkdirAll(n.paths.staticPods, 0o750); err != nil {
 		return err
 	}
 	args := []string{"--config=" + n.paths.kubeletConfig,
@@ -221,10 +221,10 @@ func (n *Node) startContainerd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(n.paths.cniConf, 0o755); err != nil {
+	if err := os.MkdirAll(n.paths.cniConf, 0o750); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(n.paths.cniConf, "10-kubeopera.conflist"), cni, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(n.paths.cniConf, "10-kubeopera.conflist"), cni, 0o600); err != nil {
 		return err
 	}
 	if err := n.start("containerd", filepath.Join(n.bins.containerd, "containerd"), "--config="+n.paths.containerdConfig); err != nil {

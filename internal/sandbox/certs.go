@@ -57,7 +57,7 @@ func useOwnCertificates(api *envtest.APIServer, dir string, names []string) erro
 		}
 	}
 	api.CertDir = dir
-	api.SecureServing.CA = rest
+	api.CA = rest
 	api.Configure().Set("kubelet-preferred-address-types", "InternalIP")
 	// envtest turns the ServiceAccount admission plugin off; without it no
 	// pod gets its token mounted (a Job's terraform needs it for the

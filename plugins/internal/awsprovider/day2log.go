@@ -122,5 +122,5 @@ func (p *Provider) day2Log() (day2Log, error) {
 	if err != nil {
 		return day2Log{}, err
 	}
-	return day2Log{client: s.client, namespace: s.namespace}, nil
+	return day2Log(s), nil
 }
