@@ -5,6 +5,8 @@ import { ago } from './watchCommands';
 export function ConditionList({ conditions }: { conditions: ClusterCondition[] }) {
   if (conditions.length === 0) return <p className="muted">The controller has recorded no conditions yet.</p>;
   return (
+    // A focusable region that scrolls sideways on narrow screens, not the page.
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Conditions table, scrolls sideways">
     <table className="table" data-testid="conditions">
       <caption className="sr-only">Conditions</caption>
       <thead><tr><th scope="col">Condition</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
@@ -17,5 +19,6 @@ export function ConditionList({ conditions }: { conditions: ClusterCondition[] }
         ))}
       </tbody>
     </table>
+    </div>
   );
 }

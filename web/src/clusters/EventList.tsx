@@ -5,6 +5,8 @@ import { ago } from './watchCommands';
 export function EventList({ events }: { events: ClusterEvent[] }) {
   if (events.length === 0) return <p className="muted">No events about this cluster (Kubernetes keeps them for an hour).</p>;
   return (
+    // A focusable region that scrolls sideways on narrow screens, not the page.
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Events table, scrolls sideways">
     <table className="table" data-testid="events">
       <caption className="sr-only">Recent events</caption>
       <thead><tr><th scope="col">When</th><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Message</th></tr></thead>
@@ -17,5 +19,6 @@ export function EventList({ events }: { events: ClusterEvent[] }) {
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
