@@ -136,11 +136,7 @@ func newClustersDisconnectCommand(c *conn) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: disconnected\n", row.Name)
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s: %s\n", row.Name, resp.JSON202.Status, resp.JSON202.Message)
-			if !wait {
-				return nil
-			}
-			return follow(cmd.Context(), cl, cmd.OutOrStdout(), row.Id, within)
+			return accepted(cmd, cl, row.Name, row.Id, resp.JSON202, wait, within)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "watch", false, "follow the disconnect until the cluster is gone")
@@ -167,11 +163,7 @@ func newTeardownCommand(c *conn) *cobra.Command {
 			if err := expect(resp, err, http.StatusAccepted); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s: %s\n", row.Name, resp.JSON202.Status, resp.JSON202.Message)
-			if !wait {
-				return nil
-			}
-			return follow(cmd.Context(), cl, cmd.OutOrStdout(), row.Id, within)
+			return accepted(cmd, cl, row.Name, row.Id, resp.JSON202, wait, within)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "watch", false, "follow the teardown until the cluster is gone or it failed")
@@ -199,14 +191,21 @@ func newRetryCommand(c *conn) *cobra.Command {
 			if err := expect(resp, err, http.StatusAccepted); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s: %s\n", row.Name, resp.JSON202.Status, resp.JSON202.Message)
-			if !wait {
-				return nil
-			}
-			return follow(cmd.Context(), cl, cmd.OutOrStdout(), row.Id, within)
+			return accepted(cmd, cl, row.Name, row.Id, resp.JSON202, wait, within)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "watch", false, "follow the cluster until it is Ready or Failed again")
 	cmd.Flags().DurationVar(&within, "timeout", time.Hour, "how long --watch follows")
 	return cmd
+}
+
+// accepted prints the server's answer to an accepted lifecycle request
+// (disconnect, teardown, retry) and, with wait, follows the cluster.
+func accepted(cmd *cobra.Command, cl *apiclient.ClientWithResponses, name, id string, r *apiclient.LifecycleResponse,
+	wait bool, within time.Duration) error {
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s: %s\n", name, r.Status, r.Message)
+	if !wait {
+		return nil
+	}
+	return follow(cmd.Context(), cl, cmd.OutOrStdout(), id, within)
 }
