@@ -67,19 +67,34 @@ func TestParallelWrongPasswordsForOneAccountStopAtTheLimit(t *testing.T) {
 }
 
 func TestRightPasswordAmongParallelWrongOnesFailsOnceTheLimitIsReached(t *testing.T) {
-	eachSessionStore(t, SessionOptions{}, func(t *testing.T, e *sessionEnv) {
-		e.user("target", Viewer)
-		got := tally(e.burst(40, "target", func(i int) string {
-			if i == 20 {
+	wrongBut := func(right int) func(int) string {
+		return func(i int) string {
+			if i == right {
 				return "correct-horse-battery"
 			}
 			return "wrong-password-here"
-		}, func(int) string { return "203.0.113.7" }))
+		}
+	}
+	from := func(int) string { return "203.0.113.7" }
+	eachSessionStore(t, SessionOptions{}, func(t *testing.T, e *sessionEnv) {
+		e.user("target", Viewer)
+		// Mixed: a right password let through within the budget resets the
+		// account's count (the owner is back), so the guesses reserved
+		// after it draw on a fresh budget; never more than one budget
+		// before it and one after.
+		got := tally(e.burst(40, "target", wrongBut(20), from))
 		t.Logf("39 wrong and the right password in parallel: %v", got)
-		// The right one may only win a slot within the limit: every
-		// attempt let through to the password check counts against it.
-		if got[401]+got[201] > 5 || got[401]+got[201]+got[429] != 40 {
-			t.Errorf("39 wrong + 1 right in parallel: %v; want at most 5 checked (401 or 201), the rest 429", got)
+		if checked := got[401] + got[201]; checked > 5*(1+got[201]) || checked+got[429] != 40 {
+			t.Errorf("39 wrong + 1 right in parallel: %v; want at most 5 checked per budget, the rest 429", got)
+		}
+		// Once the budget is used up, the right password among parallel
+		// guesses is refused like them: the limit is taken before the
+		// password is compared.
+		e.burst(40, "target", func(int) string { return "wrong-password-here" }, from)
+		got = tally(e.burst(20, "target", wrongBut(10), from))
+		t.Logf("after the limit, 19 wrong and the right password in parallel: %v", got)
+		if got[429] != 20 {
+			t.Errorf("after the limit, 19 wrong + 1 right in parallel: %v; want all 20 refused with 429", got)
 		}
 	})
 }
