@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,17 +32,11 @@ output "id" {
 
 // sdk/terraform's Job executor runs terraform in a pod on the node: the
 // pod reaches the API server through the kubernetes Service (kube-proxy's
-// rules, the sandbox's certificate for 10.0.0.1, a projected service
-// account token) to keep its state in the kubernetes backend, and
-// `kubectl logs job/provision-<id>` shows the apply.
+// rules to the advertised address, which the node serves; the sandbox's
+// certificate for 10.0.0.1; a projected service account token) to keep
+// its state in the kubernetes backend, and `kubectl logs
+// job/provision-<id>` shows the apply.
 func TestTerraformJobAppliesOnTheNode(t *testing.T) {
-	// Open fault: the Job's pod cannot reach the kubernetes Service
-	// ("dial tcp 10.0.0.1:443: connect: network is unreachable" from
-	// terraform init), so this fails today. It runs when asked for, so
-	// make test-node stays green on what is proven.
-	if os.Getenv("KUBEOPERA_TEST_NODE_JOB") != "1" {
-		t.Skip("the Terraform Job on the node is not working yet (the pod has no route to the kubernetes Service); set KUBEOPERA_TEST_NODE_JOB=1 to run it")
-	}
 	s, n := requireNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -43,8 +43,8 @@ func (n network) path() string { return "/run/netns/" + n.name }
 
 // create makes the namespace, the veth pair and the route to the pods.
 // Inside, forwarding is on (the veth to the pods' bridge), and
-// route_localnet lets kube-proxy send the kubernetes Service to the API
-// server's relay on the namespace's 127.0.0.1.
+// route_localnet lets kube-proxy send a Service to the namespace's
+// 127.0.0.1.
 func (n network) create(ctx context.Context) error {
 	if _, err := os.Stat(n.path()); err == nil {
 		return fmt.Errorf("network namespace %s already exists (a test run that did not end?): remove it with 'ip netns del %s'", n.name, n.name)
@@ -65,6 +65,18 @@ func (n network) create(ctx context.Context) error {
 		if out, err := exec.CommandContext(ctx, s[0], s[1:]...).CombinedOutput(); err != nil {
 			return fmt.Errorf("node network: %s: %w: %s", strings.Join(s, " "), err, out)
 		}
+	}
+	return nil
+}
+
+// addLocal gives the namespace's loopback the address addr, so what is
+// sent to addr inside the namespace stays there: kube-proxy sends the
+// kubernetes Service to the API server's advertised address, which the
+// relay serves in the namespace.
+func (n network) addLocal(ctx context.Context, addr string) error {
+	s := []string{"ip", "-n", n.name, "addr", "replace", addr + "/32", "dev", "lo"}
+	if out, err := exec.CommandContext(ctx, s[0], s[1:]...).CombinedOutput(); err != nil {
+		return fmt.Errorf("node network: %s: %w: %s", strings.Join(s, " "), err, out)
 	}
 	return nil
 }

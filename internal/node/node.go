@@ -15,12 +15,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ochestra-tech/kubeopera/internal/childproc"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
@@ -78,6 +81,9 @@ func Start(ctx context.Context, s *sandbox.Sandbox, opts Options) (_ *Node, err 
 	if n.relay, err = startRelay(n.net.path(), port); err != nil {
 		return n, err
 	}
+	if err := n.serveAdvertisedAddress(ctx, s); err != nil {
+		return n, err
+	}
 	if err := n.startKubelet(s.KubeconfigPath, opts.Labels); err != nil {
 		return n, err
 	}
@@ -121,6 +127,38 @@ func StartRuntime(ctx context.Context, opts Options) (_ *Node, err error) {
 		}
 	}
 	return n, nil
+}
+
+// serveAdvertisedAddress makes the API server's advertised address (the
+// kubernetes Service's endpoint, which kube-proxy sends the pods' requests
+// to) an address of the node's namespace, where the relay answers on it:
+// the API server advertises this machine's own address, which the
+// namespace has no route to ("connect: network is unreachable" from a
+// pod otherwise).
+func (n *Node) serveAdvertisedAddress(ctx context.Context, s *sandbox.Sandbox) error {
+	var addrs []string
+	err := n.waitFor(ctx, "the kubernetes Service's endpoints", func() bool {
+		es, err := s.Client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		for _, e := range es.Endpoints {
+			addrs = append(addrs, e.Addresses...)
+		}
+		return len(addrs) > 0
+	})
+	if err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if ip := net.ParseIP(a); ip == nil || ip.IsLoopback() {
+			continue // route_localnet covers loopback
+		}
+		if err := n.net.addLocal(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func apiServerPort(s *sandbox.Sandbox) (int, error) {
