@@ -27,7 +27,7 @@ func newClustersScaleCommand(c *conn) *cobra.Command {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--nodes N is required (0 or more)")}
 			}
 			return u.run(cmd, c, args[0], apiclient.UpdateClusterRequest{NodeCount: &nodes},
-				func(r *apiclient.Cluster) bool { return r.NodeCount == nodes })
+				scaledTo(nodes))
 		},
 	}
 	cmd.Flags().IntVar(&nodes, "nodes", 0, "the worker node count to move to")
@@ -50,7 +50,7 @@ func newClustersUpgradeCommand(c *conn) *cobra.Command {
 			}
 			want := strings.TrimPrefix(version, "v")
 			return u.run(cmd, c, args[0], apiclient.UpdateClusterRequest{KubernetesVersion: &version},
-				func(r *apiclient.Cluster) bool {
+				func(r *apiclient.ClusterDetail) bool {
 					return strings.HasPrefix(strings.TrimPrefix(r.KubernetesVersion, "v"), want)
 				})
 		},
@@ -75,7 +75,7 @@ func (u *updateFlags) add(cmd *cobra.Command) {
 // Ready and shows the new shape (reached says when): Ready alone is not
 // enough, since the cluster reads Ready until its controller starts.
 func (u *updateFlags) run(cmd *cobra.Command, c *conn, name string, body apiclient.UpdateClusterRequest,
-	reached func(*apiclient.Cluster) bool) error {
+	reached func(*apiclient.ClusterDetail) bool) error {
 	cl, row, err := c.cluster(cmd.Context(), name)
 	if err != nil {
 		return err
@@ -88,7 +88,21 @@ func (u *updateFlags) run(cmd *cobra.Command, c *conn, name string, body apiclie
 	if !u.wait {
 		return nil
 	}
-	return followUntil(cmd.Context(), cl, cmd.OutOrStdout(), row.Id, u.within, func(r *apiclient.Cluster) bool {
-		return r.Status == apiclient.ClusterStatusReady && reached(r)
+	return followUntil(cmd.Context(), cl, cmd.OutOrStdout(), row.Id, u.within, func(r *apiclient.ClusterDetail) bool {
+		return r.Status == apiclient.ClusterDetailStatusReady && reached(r)
 	})
+}
+
+// scaledTo says when a scale to nodes workers is reached (with Ready).
+func scaledTo(nodes int) func(*apiclient.ClusterDetail) bool {
+	return func(r *apiclient.ClusterDetail) bool { return workers(r) == nodes }
+}
+
+// workers is the cluster's worker node count, what --nodes sets: counted
+// apart by its controller, or (from a server before it did) every node.
+func workers(r *apiclient.ClusterDetail) int {
+	if r.WorkerNodeCount != nil {
+		return *r.WorkerNodeCount
+	}
+	return r.NodeCount
 }

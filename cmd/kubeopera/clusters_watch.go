@@ -40,14 +40,14 @@ func newClustersWatchCommand(c *conn) *cobra.Command {
 // follow prints every new phase of cluster id until it is Ready or gone
 // (nil), Failed (exit code 9), or within is over (10).
 func follow(ctx context.Context, cl *apiclient.ClientWithResponses, out io.Writer, id string, within time.Duration) error {
-	return followUntil(ctx, cl, out, id, within, func(r *apiclient.Cluster) bool { return r.Status == apiclient.ClusterStatusReady })
+	return followUntil(ctx, cl, out, id, within, func(r *apiclient.ClusterDetail) bool { return r.Status == apiclient.ClusterDetailStatusReady })
 }
 
 // followUntil prints a cluster's phase changes until done says the
 // cluster is where the caller wants it, the cluster Failed or is gone, or
 // within passed.
 func followUntil(ctx context.Context, cl *apiclient.ClientWithResponses, out io.Writer, id string, within time.Duration,
-	done func(*apiclient.Cluster) bool) error {
+	done func(*apiclient.ClusterDetail) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	last := ""
@@ -60,11 +60,7 @@ func followUntil(ctx context.Context, cl *apiclient.ClientWithResponses, out io.
 		if err := expect(resp, err, http.StatusOK); err != nil && ctx.Err() == nil {
 			return err
 		}
-		if err == nil && resp.JSON200 != nil {
-			r, err := asListed(resp.Body)
-			if err != nil {
-				return err
-			}
+		if r := resp.JSON200; err == nil && r != nil {
 			if now := string(r.Status) + ": " + r.Message; now != last {
 				last = now
 				fmt.Fprintf(out, "%s  %s  %s\n", time.Now().Format("15:04:05"), r.Name, now)
@@ -72,7 +68,7 @@ func followUntil(ctx context.Context, cl *apiclient.ClientWithResponses, out io.
 			switch {
 			case done(r):
 				return nil
-			case r.Status == apiclient.ClusterStatusFailed:
+			case r.Status == apiclient.ClusterDetailStatusFailed:
 				return &exitError{code: exitFailed, err: fmt.Errorf("cluster %s failed: %s", r.Name, r.Message)}
 			}
 		}

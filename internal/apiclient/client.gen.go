@@ -550,6 +550,7 @@ type ClusterDetail struct {
 	Status            ClusterDetailStatus `json:"status"`
 	TerraformJob      *string             `json:"terraformJob,omitempty"`
 	UpdatedAt         time.Time           `json:"updated_at"`
+	WorkerNodeCount   *int                `json:"workerNodeCount,omitempty"`
 }
 
 // ClusterDetailBadge defines model for ClusterDetail.Badge.

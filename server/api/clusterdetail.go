@@ -38,6 +38,11 @@ type clusterDetail struct {
 	// Job (it ran in the plugin's process, or the cluster was not
 	// provisioned).
 	TerraformJob string `json:"terraformJob,omitempty"`
+	// WorkerNodeCount is how many of node_count are workers (no
+	// control-plane role): what a scale's node count moves. Absent until
+	// the cluster's controller counted them, and for a self-registered
+	// cluster.
+	WorkerNodeCount *int `json:"workerNodeCount,omitempty"`
 	// DisconnectNotice says what a disconnect would do now, in the words of
 	// DELETE /clusters/{id}.
 	DisconnectNotice string `json:"disconnectNotice"`
@@ -91,7 +96,7 @@ func (s *server) hostClusterDetail(c *fiber.Ctx, row store.Cluster, d *clusterDe
 	if hd.Events != nil {
 		d.Events = hd.Events
 	}
-	d.TerraformJob = hd.TerraformJob
+	d.TerraformJob, d.WorkerNodeCount = hd.TerraformJob, hd.WorkerNodeCount
 }
 
 // liveNodes reads row's nodes through the server's own access (the host)

@@ -44,7 +44,7 @@ func TestClusterPageReadsNodesConditionsEventsAndJob(t *testing.T) {
 	mustStatus(t, "connect", code, body, 202)
 	id := decode[store.Cluster](t, body).ID
 	transition := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	setHostClusterStatus(t, e.sb, id, map[string]any{"terraformJob": "provision-" + id, "conditions": []any{
+	setHostClusterStatus(t, e.sb, id, map[string]any{"terraformJob": "provision-" + id, "workerNodeCount": int64(1), "conditions": []any{
 		map[string]any{"type": "AccessValidated", "status": "True", "reason": "Reachable", "message": "the API server answered",
 			"lastTransitionTime": transition.Format(time.RFC3339)},
 	}})
@@ -72,6 +72,9 @@ func TestClusterPageReadsNodesConditionsEventsAndJob(t *testing.T) {
 	}
 	if d.TerraformJob != "provision-"+id || d.DetailError != "" {
 		t.Errorf("terraformJob = %q (detail error %q), want provision-%s", d.TerraformJob, d.DetailError, id)
+	}
+	if d.WorkerNodeCount == nil || *d.WorkerNodeCount != 1 {
+		t.Errorf("workerNodeCount = %v, want 1 from the HostCluster's status (what a scale moves)", d.WorkerNodeCount)
 	}
 	if !strings.Contains(d.DisconnectNotice, "keeps running") || strings.Contains(d.DisconnectNotice, "costing") {
 		t.Errorf("notice of a connected cluster = %q; want what keeps running, and no cloud bill (KubeOpera made none)", d.DisconnectNotice)

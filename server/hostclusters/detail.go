@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/utils/ptr"
 )
 
 // MaxEvents is how many of a HostCluster's newest events Detail returns.
@@ -45,6 +46,10 @@ type Detail struct {
 	// TerraformJob is status.terraformJob: the Job that ran terraform apply
 	// ("" when none did).
 	TerraformJob string
+	// WorkerNodeCount is status.workerNodeCount: the nodes without the
+	// control-plane role, which a scale moves (nil until the controller
+	// counted them).
+	WorkerNodeCount *int
 }
 
 // Detailer is implemented by a Registry that can read one HostCluster's
@@ -67,6 +72,9 @@ func (k *Kube) Detail(ctx context.Context, id string) (Detail, bool, error) {
 	}
 	d := Detail{Conditions: conditionsOf(o)}
 	d.TerraformJob, _, _ = unstructured.NestedString(o.Object, "status", "terraformJob")
+	if w, ok, _ := unstructured.NestedInt64(o.Object, "status", "workerNodeCount"); ok {
+		d.WorkerNodeCount = ptr.To(int(w))
+	}
 	sel := fields.Set{"involvedObject.kind": "HostCluster", "involvedObject.name": id}.AsSelector().String()
 	list, err := k.core.CoreV1().Events(Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
 	if err != nil {

@@ -600,6 +600,7 @@ export interface components {
             terraformJob?: string;
             /** Format: date-time */
             updated_at: string;
+            workerNodeCount?: number;
         };
         ClusterEvent: {
             count: number;
