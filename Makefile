@@ -121,11 +121,12 @@ test-aws:
 # 2 and the CNI plugins into bin/node (skipped when there; runc, iptables
 # and busybox-static from apt) and the pause and Terraform images as OCI
 # layouts. Then the tests run pods in real containers in a network
-# namespace of their own. Needs root. Not part of `make test`: the cold
-# build is long.
-test-node: testbin
+# namespace of their own, a Terraform Job, and KubeOpera's chart from the
+# image `make image` builds, on a throwaway PostgreSQL. Needs root. Not
+# part of `make test`: the cold build is long.
+test-node: testbin image
 	hack/build-node.sh
-	KUBEOPERA_TEST_NODE=1 $(GO) test -count=1 -timeout 20m -v ./internal/node/
+	KUBEOPERA_TEST_NODE=1 hack/with-postgres.sh $(GO) test -count=1 -timeout 20m -v ./internal/node/
 
 # Lint: golangci-lint pinned in hack/golangci-lint/go.mod (its own module),
 # the config in .golangci.yml, over the root module and the SDK's modules,

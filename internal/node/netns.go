@@ -28,6 +28,10 @@ type network struct {
 	podCIDR        string
 }
 
+// ServiceCIDR is the sandbox API server's Service range (its default),
+// where the kubernetes Service is 10.0.0.1.
+const ServiceCIDR = "10.0.0.0/24"
+
 func newNetwork(index int) network {
 	return network{
 		name:     fmt.Sprintf("kubeopera-node-%d", index),
@@ -58,6 +62,10 @@ func (n network) create(ctx context.Context) error {
 		{"ip", "-n", n.name, "link", "set", "eth0", "up"},
 		{"ip", "-n", n.name, "link", "set", "lo", "up"},
 		{"ip", "route", "add", n.podCIDR, "via", n.nodeIP, "dev", n.hostLink},
+		// A route for the Services, as a node's default route would give:
+		// the node's own connections to a ClusterIP need one before
+		// kube-proxy's rules change where they go.
+		{"ip", "-n", n.name, "route", "add", ServiceCIDR, "dev", "eth0"},
 		{"ip", "netns", "exec", n.name, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1",
 			"net.ipv4.conf.all.route_localnet=1"},
 	}
@@ -121,6 +129,50 @@ func listenIn(path, addr string) (net.Listener, error) {
 	}
 	runtime.UnlockOSThread()
 	return l, lerr
+}
+
+// dialIn connects to addr from inside the namespace at path, the way
+// listenIn listens there.
+func dialIn(ctx context.Context, path, network, addr string) (net.Conn, error) {
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	// A goroutine of its own: its thread may stay in the namespace (and
+	// die with it) if leaving fails.
+	go func() {
+		runtime.LockOSThread()
+		self, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- result{nil, err}
+			return
+		}
+		defer self.Close()
+		target, err := os.Open(path)
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- result{nil, err}
+			return
+		}
+		defer target.Close()
+		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
+			done <- result{nil, fmt.Errorf("enter %s: %w", path, err)}
+			return
+		}
+		var d net.Dialer
+		c, derr := d.DialContext(ctx, network, addr)
+		if err := unix.Setns(int(self.Fd()), unix.CLONE_NEWNET); err != nil {
+			done <- result{c, errors.Join(derr, fmt.Errorf("leave %s: %w", path, err))}
+			return
+		}
+		runtime.UnlockOSThread()
+		done <- result{c, derr}
+	}()
+	r := <-done
+	return r.c, r.err
 }
 
 // relay copies every connection accepted in the node's namespace to the

@@ -51,11 +51,11 @@ type Node struct {
 	// PodCIDR is where its pods' addresses come from.
 	PodCIDR string
 
-	bins  binaries
-	net   network
-	paths paths
-	relay *relay
-	procs []*childproc.Process
+	bins   binaries
+	net    network
+	paths  paths
+	relays []*relay
+	procs  []*childproc.Process
 }
 
 // Start starts the node's runtime (StartRuntime), then the kubelet and
@@ -78,7 +78,7 @@ func Start(ctx context.Context, s *sandbox.Sandbox, opts Options) (_ *Node, err 
 			err = errors.Join(err, n.Stop(context.WithoutCancel(ctx), s))
 		}
 	}()
-	if n.relay, err = startRelay(n.net.path(), port); err != nil {
+	if err := n.Forward(port); err != nil {
 		return n, err
 	}
 	if err := n.serveAdvertisedAddress(ctx, s); err != nil {
@@ -167,6 +167,25 @@ func apiServerPort(s *sandbox.Sandbox) (int, error) {
 		return 0, fmt.Errorf("sandbox api server address %q: %w", s.Config.Host, err)
 	}
 	return strconv.Atoi(u.Port())
+}
+
+// Forward serves this machine's loopback port in the node's namespace, on
+// every address there (the node's InternalIP, where pods reach it): the
+// API server's, and what else the node's pods need from this machine,
+// such as a PostgreSQL. Stop ends it.
+func (n *Node) Forward(port int) error {
+	r, err := startRelay(n.net.path(), port)
+	if err != nil {
+		return err
+	}
+	n.relays = append(n.relays, r)
+	return nil
+}
+
+// Dial connects from inside the node's namespace, as a process on the node
+// would: a Service's ClusterIP goes through kube-proxy's rules there.
+func (n *Node) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	return dialIn(ctx, n.net.path(), network, addr)
 }
 
 // exited reports the first node process that has ended.

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
@@ -43,10 +44,10 @@ func (n *Node) Stop(ctx context.Context, s *sandbox.Sandbox) error {
 	}
 	n.procs = nil
 	errs = append(errs, n.killShims())
-	if n.relay != nil {
-		n.relay.close()
-		n.relay = nil
+	for _, r := range n.relays {
+		r.close()
 	}
+	n.relays = nil
 	if n.paths.dir != "" {
 		errs = append(errs, unmountUnder(n.paths.dir))
 	}
@@ -64,6 +65,12 @@ func (n *Node) Stop(ctx context.Context, s *sandbox.Sandbox) error {
 func (n *Node) drain(ctx context.Context, s *sandbox.Sandbox) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	// Cordoned first, as kubectl drain does: a controller's new pods stay
+	// Pending instead of starting here again.
+	cordon := []byte(`{"spec":{"unschedulable":true}}`)
+	if _, err := s.Client.CoreV1().Nodes().Patch(ctx, n.Name, types.StrategicMergePatchType, cordon, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("cordon node %s: %w", n.Name, err)
+	}
 	sel := fields.OneTermEqualSelector("spec.nodeName", n.Name).String()
 	pods, err := s.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: sel})
 	if err != nil {
