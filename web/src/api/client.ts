@@ -21,6 +21,7 @@ export type Problem = S['Problem'];
 export type InputField = S['InputField'];
 export type Provider = S['Provider'];
 export type UpdateClusterRequest = S['UpdateClusterRequest'];
+export type LifecycleResponse = S['LifecycleResponse'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -104,6 +105,7 @@ export const api = {
   update: (id: string, r: UpdateClusterRequest) => request<void>('PATCH', `/api/v1/clusters/${encodeURIComponent(id)}`, r),
   teardown: (id: string, confirmName: string) =>
     request<void>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/teardown`, { confirmName }),
+  retry: (id: string) => request<LifecycleResponse>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/retry`),
   overview: () => request<Overview>('GET', '/api/v1/federation/overview'),
   providers: () => request<S['ProviderList']>('GET', '/api/v1/providers'),
   credentials: () => request<S['CredentialList']>('GET', '/api/v1/credentials'),

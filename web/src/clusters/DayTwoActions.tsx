@@ -3,19 +3,25 @@ import { useNavigate } from 'react-router';
 import type { Cluster } from '../api/client';
 import { useIsAdmin } from '../auth/session';
 import { TeardownDialog } from './DisconnectDialog';
-import { useDayTwo } from './dayTwo';
+import { offersRetry, useDayTwo } from './dayTwo';
+import { RetryAction } from './RetryAction';
 import { ScaleDialog } from './ScaleDialog';
 import { UpgradeDialog } from './UpgradeDialog';
 
 type Open = 'scale' | 'upgrade' | 'teardown' | null;
 
-/** Scale, Upgrade and Tear down on the cluster page, where the plugin supports them. */
+/**
+ * Scale, Upgrade and Tear down on the cluster page, where the plugin
+ * supports them, and Retry of a Failed provisioned cluster (no capability
+ * needed).
+ */
 export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
   const admin = useIsAdmin();
   const can = useDayTwo(c);
   const navigate = useNavigate();
   const [open, setOpen] = useState<Open>(null);
-  if (!admin || !(can.scale || can.upgrade || can.destroy)) return null;
+  const retry = offersRetry(c);
+  if (!admin || !(can.scale || can.upgrade || can.destroy || retry)) return null;
   const ready = c.status === 'Ready';
   const close = () => setOpen(null);
   return (
@@ -23,7 +29,8 @@ export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
       <h2 id="changes-title">Changes</h2>
       {c.status === 'Updating' ? (
         <p role="status" data-testid="change-progress"><strong>Updating:</strong> {c.message || 'the provider plugin is changing the cluster.'}</p>
-      ) : !ready && <p className="muted">Scale and upgrade are offered once the cluster is Ready (it is {c.status}).</p>}
+      ) : !ready && (can.scale || can.upgrade) && <p className="muted">Scale and upgrade are offered once the cluster is Ready (it is {c.status}).</p>}
+      {retry && <RetryAction cluster={c} />}
       <div className="card-actions">
         {can.scale && <button type="button" disabled={!ready} onClick={() => setOpen('scale')}>Scale</button>}
         {can.upgrade && <button type="button" disabled={!ready} onClick={() => setOpen('upgrade')}>Upgrade</button>}
