@@ -3,9 +3,11 @@ package kubeopera
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,4 +202,50 @@ func mapsEqual(a, b map[string]int) bool { // maps.Equal, kept for the message
 		}
 	}
 	return true
+}
+
+// The platform defaults reach the server as the variables `kubeopera
+// server` reads, and the Flux chart's repository and version the
+// controller as flags; unset, neither is rendered.
+func TestChartPassesDefaultsAndTheFluxChart(t *testing.T) {
+	env := func(objs []*unstructured.Unstructured) map[string]string {
+		m := map[string]string{}
+		for _, e := range deployment(t, objs, "kubeopera-server").Spec.Template.Spec.Containers[0].Env {
+			if strings.HasPrefix(e.Name, "KUBEOPERA_DEFAULT_") {
+				m[e.Name] = e.Value
+			}
+		}
+		return m
+	}
+	args := func(objs []*unstructured.Unstructured) []string {
+		var flux []string
+		for _, a := range deployment(t, objs, "kubeopera-controller").Spec.Template.Spec.Containers[0].Args {
+			if strings.HasPrefix(a, "--flux-chart-") {
+				flux = append(flux, a)
+			}
+		}
+		return flux
+	}
+	plain := mustRender(t, required())
+	if e, a := env(plain), args(plain); len(e) != 0 || len(a) != 0 {
+		t.Errorf("without values: defaults %v, flux flags %v; want none", e, a)
+	}
+	v := required()
+	v["server"] = map[string]any{"defaults": map[string]any{"gitOpsRepoURL": "https://git.example.com/fleet.git",
+		"gitOpsPath": "clusters/{name}", "domain": "{name}.apps.example.com", "gitCredentialsSecret": "fleet-git"}}
+	v["controller"] = map[string]any{"fluxChart": map[string]any{"repository": "https://charts.example.com/flux", "version": "2.16.0"}}
+	objs := mustRender(t, v)
+	want := map[string]string{"KUBEOPERA_DEFAULT_GITOPS_REPO_URL": "https://git.example.com/fleet.git",
+		"KUBEOPERA_DEFAULT_GITOPS_PATH": "clusters/{name}", "KUBEOPERA_DEFAULT_DOMAIN": "{name}.apps.example.com",
+		"KUBEOPERA_DEFAULT_GIT_CREDENTIALS_SECRET": "fleet-git"}
+	if got := env(objs); !maps.Equal(got, want) {
+		t.Errorf("server defaults %v, want %v", got, want)
+	}
+	if got := args(objs); !slices.Equal(got, []string{"--flux-chart-repo=https://charts.example.com/flux", "--flux-chart-version=2.16.0"}) {
+		t.Errorf("controller flux flags %v", got)
+	}
+	v["server"] = map[string]any{"defaults": map[string]any{"gitOpsRepo": "typo"}}
+	if _, err := render(t, loadChart(t), namespace, v); err == nil || !strings.Contains(err.Error(), "gitOpsRepo") {
+		t.Errorf("a misspelt default: %v, want the schema to refuse it", err)
+	}
 }
