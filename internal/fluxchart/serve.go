@@ -30,8 +30,10 @@ type Repo struct {
 	ChartPath string
 
 	srv      *httptest.Server
+	archive  []byte
 	mu       sync.Mutex
 	requests []string
+	index    []byte
 }
 
 // Requests are the requests served so far, as "GET /index.yaml".
@@ -61,11 +63,11 @@ func NewRepo() (*Repo, error) {
 		return nil, err
 	}
 	name := fluxinstall.DefaultChartName + "-" + version
-	r := &Repo{Version: version, ChartPath: "/releases/download/" + name + "/" + name + ".tgz"}
-	var index []byte
+	r := &Repo{Version: version, ChartPath: "/releases/download/" + name + "/" + name + ".tgz", archive: archive}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests = append(r.requests, req.Method+" "+req.URL.Path)
+		index := r.index
 		r.mu.Unlock()
 		switch req.URL.Path {
 		case "/index.yaml":
@@ -78,12 +80,25 @@ func NewRepo() (*Repo, error) {
 			http.NotFound(w, req)
 		}
 	}))
-	r.URL = r.srv.URL
-	if index, err = indexYAML(archive, r.srv.URL+r.ChartPath); err != nil {
+	if err := r.ServeAt(r.srv.URL); err != nil {
 		r.srv.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// ServeAt makes base the repository's URL, in URL and in the index's
+// chart URL: where clients reach it through a relay (a node's address for
+// its pods) rather than at 127.0.0.1.
+func (r *Repo) ServeAt(base string) error {
+	index, err := indexYAML(r.archive, base+r.ChartPath)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.URL, r.index = base, index
+	return nil
 }
 
 // Close stops the repository.

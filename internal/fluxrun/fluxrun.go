@@ -54,17 +54,20 @@ type Controllers struct {
 	// LogDir holds source-controller.log and kustomize-controller.log.
 	LogDir string
 
-	procs []*childproc.Process
+	direct []string
+	procs  []*childproc.Process
 }
 
 // Start starts source-controller and kustomize-controller against the
 // cluster of kubeconfigPath, watching namespace flux-system (created if
 // missing), and returns once both report ready and the artifact server
 // answers. They stop on t.Cleanup; their logs go to files in t.TempDir()
-// and are printed when the test failed.
-func Start(ctx context.Context, t testing.TB, kubeconfigPath string) (*Controllers, error) {
+// and are printed when the test failed. direct are more hosts (or CIDRs)
+// they reach without the offline proxy, beside loopback: a node's address
+// where a relay serves this machine's git server.
+func Start(ctx context.Context, t testing.TB, kubeconfigPath string, direct ...string) (*Controllers, error) {
 	t.Helper()
-	c, err := Run(ctx, kubeconfigPath, t.TempDir())
+	c, err := Run(ctx, kubeconfigPath, t.TempDir(), direct...)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +85,7 @@ func Start(ctx context.Context, t testing.TB, kubeconfigPath string) (*Controlle
 // Run is Start for callers that are not tests (`kubeopera dev`): the logs
 // and the artifact storage go to logDir, and the caller calls Stop. On
 // failure nothing is left running.
-func Run(ctx context.Context, kubeconfigPath, logDir string) (_ *Controllers, err error) {
+func Run(ctx context.Context, kubeconfigPath, logDir string, direct ...string) (_ *Controllers, err error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	bin, err := BinDir()
@@ -92,7 +95,7 @@ func Run(ctx context.Context, kubeconfigPath, logDir string) (_ *Controllers, er
 	if err := ensureNamespace(ctx, kubeconfigPath); err != nil {
 		return nil, err
 	}
-	c := &Controllers{LogDir: logDir}
+	c := &Controllers{LogDir: logDir, direct: direct}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.Stop())
@@ -176,6 +179,7 @@ func (c *Controllers) env(kubeconfigPath, name string) ([]string, error) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("temp dir for %s: %w", name, err)
 	}
+	noProxy := strings.Join(append([]string{"127.0.0.1", "localhost", "::1"}, c.direct...), ",")
 	set := map[string]string{
 		"KUBECONFIG":        kubeconfigPath,
 		"RUNTIME_NAMESPACE": Namespace,
@@ -187,7 +191,7 @@ func (c *Controllers) env(kubeconfigPath, name string) ([]string, error) {
 		// and shows as the source's Ready=False. Loopback (the test's git
 		// server, the artifact server) is never proxied.
 		"HTTPS_PROXY": OfflineProxy, "HTTP_PROXY": OfflineProxy, "https_proxy": OfflineProxy, "http_proxy": OfflineProxy,
-		"NO_PROXY": "127.0.0.1,localhost,::1", "no_proxy": "127.0.0.1,localhost,::1",
+		"NO_PROXY": noProxy, "no_proxy": noProxy,
 		// Read as flag defaults; set ones must not leak in from the test's env.
 		"EVENTS_ADDR": "", "METRICS_ADDR": "", "STORAGE_PATH": "", "STORAGE_ADDRESS": "", "STORAGE_ADV_ADDR": "",
 	}

@@ -5,8 +5,16 @@
 package gitserver
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/cgi" //nolint:gosec // G504: httpoxy (CVE-2016-5386) is fixed since Go 1.6.3; git-http-backend runs as CGI
 	"net/http/httptest"
@@ -16,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Options configures a Server.
@@ -27,6 +36,9 @@ type Options struct {
 	// TLS serves HTTPS with a certificate for 127.0.0.1 signed by a
 	// throwaway CA (CACert), for clients that accept only https:// URLs.
 	TLS bool
+	// TLSAddresses are more addresses the certificate names, where clients
+	// reach the server through a relay (a node's address for its pods).
+	TLSAddresses []net.IP
 }
 
 // Server is a git smart-HTTP server on 127.0.0.1 serving the bare
@@ -67,12 +79,38 @@ func New(root string, o Options) (*Server, error) {
 		return nil, fmt.Errorf("gitserver: git-http-backend not found: %w", err)
 	}
 	s := &Server{opts: o, root: root, backend: backend}
-	if o.TLS {
+	switch {
+	case o.TLS && len(o.TLSAddresses) > 0:
+		cert, err := selfSigned(append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, o.TLSAddresses...))
+		if err != nil {
+			return nil, fmt.Errorf("gitserver: certificate: %w", err)
+		}
+		s.http = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+		s.http.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		s.http.StartTLS()
+	case o.TLS:
 		s.http = httptest.NewTLSServer(http.HandlerFunc(s.serve))
-	} else {
+	default:
 		s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	}
 	return s, nil
+}
+
+// selfSigned makes a throwaway certificate for ips that is its own CA.
+func selfSigned(ips []net.IP) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubeopera test git server"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), IPAddresses: ips,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // Close stops the server.

@@ -33,11 +33,13 @@ const chartNamespace = "kubeopera-system"
 // on the real node from the image `make image` built: both server
 // replicas and both controller replicas start (probes answered), the
 // server answers through its Service's ClusterIP (kube-proxy's rules, from
-// the node) with its PostgreSQL reached from the pods, and one controller
-// holds the leader lease.
+// the node) with its PostgreSQL reached from the pods, one controller
+// holds the leader lease, and a cluster connected through the Service with
+// only a name, a provider and a kubeconfig (the chart's platform defaults
+// do the rest) reaches Ready.
 func TestChartRunsOnTheNode(t *testing.T) {
 	s, n := requireNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	root, err := childproc.RepoRoot()
 	if err != nil {
@@ -57,6 +59,7 @@ func TestChartRunsOnTheNode(t *testing.T) {
 	repo, tag := image[:i], image[i+1:]
 
 	dbURL := databaseOnTheNode(t, n)
+	plat := startPlatform(t, n)
 	key := make([]byte, 32)
 	for i := range key {
 		key[i] = byte(i + 1)
@@ -65,24 +68,23 @@ func TestChartRunsOnTheNode(t *testing.T) {
 		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string]map[string]string{
+	const setupSecret = "node-test-setup-secret"
+	secretsIn(ctx, t, s, chartNamespace, map[string]map[string]string{
 		"kubeopera-database":   {"url": dbURL},
 		"kubeopera-encryption": {"key": base64.StdEncoding.EncodeToString(key)},
-	} {
-		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: chartNamespace}, StringData: data}
-		if _, err := s.Client.CoreV1().Secrets(chartNamespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+		"kubeopera-setup":      {"setup-secret": setupSecret},
+	})
+	secretsIn(ctx, t, s, chartNamespace, plat.secrets())
 
 	onNode := map[string]any{"kubeopera.io/real-node": "true"}
 	values := map[string]any{
 		"image":         map[string]any{"repository": repo, "tag": tag, "pullPolicy": "Never"},
 		"database":      map[string]any{"existingSecret": "kubeopera-database"},
 		"encryptionKey": map[string]any{"existingSecret": "kubeopera-encryption"},
-		"server":        map[string]any{"nodeSelector": onNode},
-		"controller":    map[string]any{"nodeSelector": onNode},
 	}
+	server, controller := plat.values()
+	server["nodeSelector"], controller["nodeSelector"] = onNode, onNode
+	values["server"], values["controller"] = server, controller
 	start = time.Now()
 	helmInstall(ctx, t, s, filepath.Join(root, "charts", "kubeopera"), values)
 	t.Logf("helm install and every replica ready in %s", time.Since(start).Round(100*time.Millisecond))
@@ -122,6 +124,9 @@ func TestChartRunsOnTheNode(t *testing.T) {
 	if !held {
 		t.Errorf("lease holder %q is not one of the controller pods", holder)
 	}
+
+	api := signInThroughService(ctx, t, base, client, setupSecret)
+	connectToReady(ctx, t, s, n, api)
 }
 
 // databaseOnTheNode makes a fresh database on the test's PostgreSQL and
