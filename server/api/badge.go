@@ -23,7 +23,7 @@ var ClusterBadges = []string{BadgeGreen, BadgeAmber, BadgeRed, BadgeGray}
 var badges = map[string]string{
 	"pending": BadgeAmber, "provisioning": BadgeAmber, "validatingaccess": BadgeAmber,
 	"bootstrappingflux": BadgeAmber, "generatinggitopstree": BadgeAmber, "installingkubeopera": BadgeAmber,
-	"deleting": BadgeAmber, "tearingdown": BadgeAmber,
+	"deleting": BadgeAmber, "tearingdown": BadgeAmber, "updating": BadgeAmber,
 	"ready": BadgeGreen, "running": BadgeGreen, "active": BadgeGreen,
 	"failed": BadgeRed, "error": BadgeRed,
 }
