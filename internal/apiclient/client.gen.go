@@ -320,6 +320,75 @@ func (e OverviewRowBadge) Valid() bool {
 	}
 }
 
+// Defines values for OverviewRowStatus.
+const (
+	OverviewRowStatusBootstrappingFlux    OverviewRowStatus = "BootstrappingFlux"
+	OverviewRowStatusDeleting             OverviewRowStatus = "Deleting"
+	OverviewRowStatusFailed               OverviewRowStatus = "Failed"
+	OverviewRowStatusGeneratingGitOpsTree OverviewRowStatus = "GeneratingGitOpsTree"
+	OverviewRowStatusInstallingKubeOpera  OverviewRowStatus = "InstallingKubeOpera"
+	OverviewRowStatusPending              OverviewRowStatus = "Pending"
+	OverviewRowStatusProvisioning         OverviewRowStatus = "Provisioning"
+	OverviewRowStatusReady                OverviewRowStatus = "Ready"
+	OverviewRowStatusTearingDown          OverviewRowStatus = "TearingDown"
+	OverviewRowStatusUpdating             OverviewRowStatus = "Updating"
+	OverviewRowStatusValidatingAccess     OverviewRowStatus = "ValidatingAccess"
+)
+
+// Valid indicates whether the value is a known member of the OverviewRowStatus enum.
+func (e OverviewRowStatus) Valid() bool {
+	switch e {
+	case OverviewRowStatusBootstrappingFlux:
+		return true
+	case OverviewRowStatusDeleting:
+		return true
+	case OverviewRowStatusFailed:
+		return true
+	case OverviewRowStatusGeneratingGitOpsTree:
+		return true
+	case OverviewRowStatusInstallingKubeOpera:
+		return true
+	case OverviewRowStatusPending:
+		return true
+	case OverviewRowStatusProvisioning:
+		return true
+	case OverviewRowStatusReady:
+		return true
+	case OverviewRowStatusTearingDown:
+		return true
+	case OverviewRowStatusUpdating:
+		return true
+	case OverviewRowStatusValidatingAccess:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OverviewRowStatusBadge.
+const (
+	OverviewRowStatusBadgeAmber OverviewRowStatusBadge = "amber"
+	OverviewRowStatusBadgeGray  OverviewRowStatusBadge = "gray"
+	OverviewRowStatusBadgeGreen OverviewRowStatusBadge = "green"
+	OverviewRowStatusBadgeRed   OverviewRowStatusBadge = "red"
+)
+
+// Valid indicates whether the value is a known member of the OverviewRowStatusBadge enum.
+func (e OverviewRowStatusBadge) Valid() bool {
+	switch e {
+	case OverviewRowStatusBadgeAmber:
+		return true
+	case OverviewRowStatusBadgeGray:
+		return true
+	case OverviewRowStatusBadgeGreen:
+		return true
+	case OverviewRowStatusBadgeRed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProviderAvailability.
 const (
 	AVAILABLE ProviderAvailability = "AVAILABLE"
@@ -756,22 +825,30 @@ type Overview struct {
 
 // OverviewRow defines model for OverviewRow.
 type OverviewRow struct {
-	Badge         *OverviewRowBadge `json:"badge,omitempty"`
-	CpuPercent    float32           `json:"cpuPercent"`
-	Error         *string           `json:"error,omitempty"`
-	Id            string            `json:"id"`
-	MemoryPercent float32           `json:"memoryPercent"`
-	MonthlyCost   float32           `json:"monthlyCost"`
-	Name          string            `json:"name"`
-	NodesReady    int               `json:"nodesReady"`
-	NodesTotal    int               `json:"nodesTotal"`
-	Reachable     bool              `json:"reachable"`
-	Score         float32           `json:"score"`
-	UnpricedNodes int               `json:"unpricedNodes"`
+	Badge         *OverviewRowBadge       `json:"badge,omitempty"`
+	CpuPercent    float32                 `json:"cpuPercent"`
+	Error         *string                 `json:"error,omitempty"`
+	Id            string                  `json:"id"`
+	MemoryPercent float32                 `json:"memoryPercent"`
+	MonthlyCost   float32                 `json:"monthlyCost"`
+	Name          string                  `json:"name"`
+	NodesReady    int                     `json:"nodesReady"`
+	NodesTotal    int                     `json:"nodesTotal"`
+	Reachable     bool                    `json:"reachable"`
+	Score         float32                 `json:"score"`
+	Status        *OverviewRowStatus      `json:"status,omitempty"`
+	StatusBadge   *OverviewRowStatusBadge `json:"statusBadge,omitempty"`
+	UnpricedNodes int                     `json:"unpricedNodes"`
 }
 
 // OverviewRowBadge defines model for OverviewRow.Badge.
 type OverviewRowBadge string
+
+// OverviewRowStatus defines model for OverviewRow.Status.
+type OverviewRowStatus string
+
+// OverviewRowStatusBadge defines model for OverviewRow.StatusBadge.
+type OverviewRowStatusBadge string
 
 // OverviewSummary defines model for OverviewSummary.
 type OverviewSummary struct {
@@ -782,6 +859,7 @@ type OverviewSummary struct {
 	MonthlyCost       float32 `json:"monthlyCost"`
 	NodesReady        int     `json:"nodesReady"`
 	NodesTotal        int     `json:"nodesTotal"`
+	Ready             int     `json:"ready"`
 }
 
 // Problem defines model for Problem.

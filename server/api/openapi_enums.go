@@ -34,7 +34,7 @@ var enumFields = map[reflect.Type]map[string][]any{
 	reflect.TypeFor[clusterDetail]():     {"status": phaseEnum(), "badge": enumOf(ClusterBadges)},
 	reflect.TypeFor[lifecycleResponse](): {"status": phaseEnum()},
 	reflect.TypeFor[health.Score]():      {"badge": enumOf(health.Badges)},
-	reflect.TypeFor[federation.Row]():    {"badge": enumOf(health.Badges)},
+	reflect.TypeFor[federation.Row]():    {"badge": enumOf(health.Badges), "status": phaseEnum(), "statusBadge": enumOf(ClusterBadges)},
 }
 
 func phaseEnum() []any  { return enumOf(v1alpha1.Phases) }

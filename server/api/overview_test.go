@@ -74,6 +74,17 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 	if g := rows["gone"]; g.Reachable || g.Error == "" {
 		t.Errorf("gone row = %+v", g)
 	}
+	// Each row carries the cluster's status and its badge as the list
+	// gives them (just connected: Pending, amber), so the page needs no
+	// second request; neither is Ready yet.
+	for name, r := range rows {
+		if r.Status != "Pending" || r.StatusBadge != BadgeAmber {
+			t.Errorf("%s row status %q badge %q, want Pending and amber from the cluster list", name, r.Status, r.StatusBadge)
+		}
+	}
+	if ov.Summary.Ready != 0 {
+		t.Errorf("summary ready = %d, want 0 (no cluster is Ready)", ov.Summary.Ready)
+	}
 	if ov.Summary.NodesReady != 1 || ov.Summary.NodesTotal != 2 || ov.Summary.MonthlyCost != rows["live"].MonthlyCost {
 		t.Errorf("summary = %+v", ov.Summary)
 	}

@@ -161,6 +161,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	if s.overviewOpts.Timeout == 0 {
 		s.overviewOpts.Timeout = federation.DefaultTimeout
 	}
+	s.overviewOpts.StatusBadge = badge
 	s.sessions = d.Sessions.withDefaults()
 	s.trustedProxies, s.allowUnsafeKubeconfigs, s.defaults = d.TrustedProxies, d.AllowUnsafeKubeconfigs, d.Defaults
 	if s.log == nil {

@@ -35,7 +35,10 @@ func Build(ctx context.Context, targets []Target, o Options) Overview {
 
 // row assesses t once a slot is free and turns the outcome into its Row.
 func (o Options) row(ctx context.Context, slots chan struct{}, t Target) Row {
-	row := Row{ID: t.ID, Name: t.Name}
+	row := Row{ID: t.ID, Name: t.Name, Status: t.Status}
+	if t.Status != "" && o.StatusBadge != nil {
+		row.StatusBadge = o.StatusBadge(t.Status)
+	}
 	if err := ctx.Err(); err != nil {
 		row.Error = context.Cause(ctx).Error()
 		return row

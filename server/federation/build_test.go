@@ -154,3 +154,20 @@ func TestBuildWithNoTargets(t *testing.T) {
 		t.Errorf("Build(nil) = %+v, want no rows and an empty USD summary", ov)
 	}
 }
+
+// A managed cluster's row carries its status and the badge Options give
+// it, whatever its health; a row without a status has no badge.
+func TestBuildCarriesEachClustersStatusAndBadge(t *testing.T) {
+	failed, registry := target("ok"), target("ok")
+	failed.ID, failed.Status = "a", "Failed"
+	registry.ID = "registry:x"
+	badges := map[string]string{"Failed": "red"}
+	ov := Build(context.Background(), []Target{failed, registry},
+		Options{Assess: scripted(t), StatusBadge: func(s string) string { return badges[s] }})
+	if r := ov.Clusters[0]; r.Status != "Failed" || r.StatusBadge != "red" || r.Badge != "green" {
+		t.Errorf("row of a Failed cluster with green health: status %q badge %q health %q", r.Status, r.StatusBadge, r.Badge)
+	}
+	if r := ov.Clusters[1]; r.Status != "" || r.StatusBadge != "" {
+		t.Errorf("row of an unmanaged cluster: status %q badge %q, want none", r.Status, r.StatusBadge)
+	}
+}

@@ -22,8 +22,9 @@ const (
 
 // Target is one cluster to ask.
 type Target struct {
-	// ID and Name are copied into the cluster's Row.
-	ID, Name string
+	// ID and Name are copied into the cluster's Row, and Status (the
+	// cluster's phase in KubeOpera; "" for a cluster it does not manage).
+	ID, Name, Status string
 	// Config connects to the cluster's API server.
 	Config *rest.Config
 }
@@ -59,16 +60,24 @@ type Options struct {
 	// overview; DefaultCacheTTL if zero, no reuse once built if negative
 	// (concurrent requests still share one fan-out). Build ignores it.
 	CacheTTL time.Duration
+	// StatusBadge colours a row's Status (Row.StatusBadge); rows have
+	// none if nil.
+	StatusBadge func(status string) string
 }
 
 // Row is one cluster's line in the overview.
 type Row struct {
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Reachable bool    `json:"reachable"`
-	Error     string  `json:"error,omitempty"`
-	Score     float64 `json:"score"`
-	Badge     string  `json:"badge,omitempty"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Status is the cluster's phase in KubeOpera and StatusBadge its
+	// colour, as GET /clusters gives them; both empty for a cluster
+	// KubeOpera does not manage (CLUSTER_REGISTRY, the host alone).
+	Status      string  `json:"status,omitempty"`
+	StatusBadge string  `json:"statusBadge,omitempty"`
+	Reachable   bool    `json:"reachable"`
+	Error       string  `json:"error,omitempty"`
+	Score       float64 `json:"score"`
+	Badge       string  `json:"badge,omitempty"`
 	// NodesReady and NodesTotal count the cluster's nodes.
 	NodesReady    int     `json:"nodesReady"`
 	NodesTotal    int     `json:"nodesTotal"`
@@ -85,6 +94,8 @@ type Summary struct {
 	// Clusters counts all targets; Healthy the reachable ones badged green.
 	Clusters int `json:"clusters"`
 	Healthy  int `json:"healthy"`
+	// Ready counts the rows whose Status is Ready.
+	Ready int `json:"ready"`
 	// NodesReady and NodesTotal are summed over reachable clusters.
 	NodesReady int `json:"nodesReady"`
 	NodesTotal int `json:"nodesTotal"`

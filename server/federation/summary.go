@@ -6,6 +6,9 @@ func summarize(rows []Row, currency string) Summary {
 	reachable := 0
 	cpu := 0.0
 	for _, r := range rows {
+		if r.Status == "Ready" {
+			s.Ready++
+		}
 		if !r.Reachable {
 			continue
 		}

@@ -30,6 +30,16 @@ func TestSummarize(t *testing.T) {
 			want: Summary{Clusters: 2, Healthy: 1, NodesReady: 2, NodesTotal: 2, AverageCPUPercent: 30, MonthlyCost: 10, Currency: "USD"},
 		},
 		{
+			name: "Ready counts the rows whose status is Ready, not those with a green health badge, reachable or not",
+			rows: []Row{
+				{Status: "Ready", Reachable: true, Badge: "red"},
+				{Status: "InstallingKubeOpera", Reachable: true, Badge: "green"},
+				{Status: "Ready", Error: "timed out after 5s"},
+				{Badge: "green", Reachable: true}, // CLUSTER_REGISTRY: no status
+			},
+			want: Summary{Clusters: 4, Healthy: 2, Ready: 2, Currency: "USD"},
+		},
+		{
 			name: "all unreachable averages to zero",
 			rows: []Row{{Error: "x"}, {Error: "y"}},
 			want: Summary{Clusters: 2, Currency: "USD"},

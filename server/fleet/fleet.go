@@ -115,13 +115,13 @@ func (s Source) Target(ctx context.Context, row store.Cluster) (federation.Targe
 func (s Source) target(r store.Cluster, kubeconfig []byte) (federation.Target, bool) {
 	switch {
 	case r.Source == store.SourceSelfRegistered && s.Self != nil:
-		return federation.Target{ID: r.ID, Name: r.Name, Config: rest.CopyConfig(s.Self)}, true
+		return federation.Target{ID: r.ID, Name: r.Name, Status: r.Status, Config: rest.CopyConfig(s.Self)}, true
 	case kubeconfig != nil:
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 		if err != nil {
 			return federation.Target{}, false // validated at connect; one that fails to load is not usable
 		}
-		return federation.Target{ID: r.ID, Name: r.Name, Config: cfg}, true
+		return federation.Target{ID: r.ID, Name: r.Name, Status: r.Status, Config: cfg}, true
 	}
 	return federation.Target{}, false
 }

@@ -168,9 +168,11 @@ test('/clusters/multi shows the figures the API computes, and a CPU treemap with
   const o = await (await apiAs(page, 'GET', '/api/v1/federation/overview')).json();
   const s = o.summary;
   await expect(page.getByTestId('total-clusters')).toContainText(String(s.clusters));
-  // Healthy is Ready by status (GET /clusters), of the overview's clusters.
+  // Healthy is Ready by status, of the overview's clusters: the overview
+  // counts it from the statuses GET /clusters lists.
   const listed = (await (await apiAs(page, 'GET', '/api/v1/clusters')).json()).items as { id: string; status: string; badge: string }[];
   const ready = o.clusters.filter((r: { id: string }) => listed.some((c) => c.id === r.id && c.status === 'Ready')).length;
+  expect(s.ready).toBe(ready);
   await expect(page.getByTestId('healthy-clusters')).toContainText(`${ready}/${s.clusters}`);
   await expect(page.getByTestId('total-nodes')).toContainText(`${s.nodesReady}/${s.nodesTotal}`);
   await expect(page.getByTestId('avg-cpu')).toContainText(`${s.averageCpuPercent.toFixed(1)}%`);
@@ -184,7 +186,7 @@ test('/clusters/multi shows the figures the API computes, and a CPU treemap with
   await cell.hover();
   await expect(page.getByTestId('treemap-tooltip')).toContainText(/CPU \d+\.\d%/);
   await expect(page.getByTestId('treemap-tooltip')).toContainText(o.clusters.length === 1 ? first.name : /\w/);
-  // Each cell wears its cluster's status badge.
+  // Each cell wears its cluster's status badge, as GET /clusters has it.
   const badges = o.clusters.map((r: { id: string }) => listed.find((c) => c.id === r.id)?.badge ?? 'gray').sort();
   const drawn = await page.getByTestId('treemap').locator('rect[data-badge]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-badge')));
   expect(drawn.sort()).toEqual(badges);

@@ -776,6 +776,10 @@ export interface components {
             nodesTotal: number;
             reachable: boolean;
             score: number;
+            /** @enum {string} */
+            status?: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
+            /** @enum {string} */
+            statusBadge?: "green" | "amber" | "red" | "gray";
             unpricedNodes: number;
         };
         OverviewSummary: {
@@ -786,6 +790,7 @@ export interface components {
             monthlyCost: number;
             nodesReady: number;
             nodesTotal: number;
+            ready: number;
         };
         Problem: {
             detail: string;
@@ -3223,6 +3228,8 @@ export const healthScoreBadgeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const issuedTokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssuedToken"]["role"]> = ["viewer", "platform-admin"];
 export const lifecycleResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifecycleResponse"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const overviewRowBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["badge"]> = ["green", "amber", "red", "unknown"];
+export const overviewRowStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
+export const overviewRowStatusBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["statusBadge"]> = ["green", "amber", "red", "gray"];
 export const providerAvailabilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["availability"]> = ["AVAILABLE", "SOON"];
 export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["viewer", "platform-admin"];
 export const tokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Token"]["role"]> = ["viewer", "platform-admin"];

@@ -12,12 +12,12 @@ function Card({ label, value, testid }: { label: string; value: string; testid: 
   );
 }
 
-/** The fleet's totals; ready counts the clusters whose status is Ready. */
-export function SummaryCards({ summary: s, ready }: { summary: Summary; ready: number }) {
+/** The fleet's totals; Healthy Clusters counts those whose status is Ready. */
+export function SummaryCards({ summary: s }: { summary: Summary }) {
   return (
     <section className="summary-cards" aria-label="Fleet summary">
       <Card testid="total-clusters" label="Total Clusters" value={String(s.clusters)} />
-      <Card testid="healthy-clusters" label="Healthy Clusters" value={ratio(ready, s.clusters)} />
+      <Card testid="healthy-clusters" label="Healthy Clusters" value={ratio(s.ready, s.clusters)} />
       <Card testid="total-nodes" label="Total Nodes" value={ratio(s.nodesReady, s.nodesTotal)} />
       <Card testid="avg-cpu" label="Avg CPU Usage" value={pct(s.averageCpuPercent)} />
       <Card testid="monthly-cost" label="Monthly Cost" value={money(s.monthlyCost, s.currency ?? 'USD')} />

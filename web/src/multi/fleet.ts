@@ -13,17 +13,10 @@ export function badgeFill(badge: string | undefined): string {
 }
 
 /**
- * The status badge of each overview row, by the row's id from the clusters
- * API. A row the API does not list (a CLUSTER_REGISTRY entry, or the host
- * when no cluster is registered) has no known status: gray.
+ * The status badge of each overview row, by the row's id, as the overview
+ * gives it. A row KubeOpera does not manage (a CLUSTER_REGISTRY entry, or
+ * the host when no cluster is registered) has no status: gray.
  */
-export function statusBadges(rows: OverviewRow[], clusters: Cluster[]): Map<string, StatusBadge> {
-  const byId = new Map(clusters.map((c) => [c.id, c.badge] as const));
-  return new Map(rows.map((r) => [r.id, byId.get(r.id) ?? 'gray'] as const));
-}
-
-/** How many of the overview's clusters the clusters API reports Ready. */
-export function readyClusters(rows: OverviewRow[], clusters: Cluster[]): number {
-  const ready = new Set(clusters.filter((c) => c.status === 'Ready').map((c) => c.id));
-  return rows.filter((r) => ready.has(r.id)).length;
+export function statusBadges(rows: OverviewRow[]): Map<string, StatusBadge> {
+  return new Map(rows.map((r) => [r.id, r.statusBadge ?? 'gray'] as const));
 }
