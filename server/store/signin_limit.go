@@ -67,18 +67,14 @@ func (s *Store) ReserveSignIn(ctx context.Context, at time.Time, limits ...SignI
 }
 
 func (s *Store) reserveOne(ctx context.Context, tx bun.Tx, at time.Time, l SignInLimit) error {
-	// The row must exist to be locked; of two first attempts, the second
-	// insert waits for the first and then does nothing.
-	if _, err := tx.NewInsert().Model(&signInCounter{Subject: l.Subject, WindowStart: at, LastAt: at}).
-		On("CONFLICT (subject) DO NOTHING").Exec(ctx); err != nil {
-		return fmt.Errorf("reserve a sign-in attempt: %w", err)
-	}
-	c := new(signInCounter)
-	q := tx.NewSelect().Model(c).Where("subject = ?", l.Subject)
-	if s.dialect == DialectPostgres {
-		q = q.For("UPDATE") // SQLite's transactions take the write lock at BEGIN
-	}
-	if err := q.Scan(ctx); err != nil {
+	// One statement makes the row or takes the one there, locked until the
+	// transaction ends (an update of it), and returns it: a row read after
+	// a separate insert could be gone already, deleted by a successful
+	// sign-in's ForgetSignIns in between. (SQLite's transactions take the
+	// write lock at BEGIN.)
+	c := &signInCounter{Subject: l.Subject, WindowStart: at, LastAt: at}
+	if _, err := tx.NewInsert().Model(c).On("CONFLICT (subject) DO UPDATE").Set("subject = EXCLUDED.subject").
+		Returning("*").Exec(ctx); err != nil {
 		return fmt.Errorf("reserve a sign-in attempt: %w", err)
 	}
 	if !at.Before(c.WindowStart.Add(l.Window)) {

@@ -118,3 +118,53 @@ func TestParallelReservationsNeverExceedTheLimit(t *testing.T) {
 		}
 	})
 }
+
+// A successful sign-in forgets its counts while other attempts reserve on
+// the same subjects: no reservation may fail for a row deleted between
+// its insert and its read (PostgreSQL answered "no rows" as an error, a
+// 500 to the sign-in).
+func TestReservationsRaceForgetWithoutError(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		limit := SignInLimit{Subject: "account:ops", Max: 1000, Window: time.Hour}
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.ForgetSignIns(ctx, limit.Subject); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		var failed sync.Map
+		var reservers sync.WaitGroup
+		for i := range 8 {
+			reservers.Add(1)
+			go func() {
+				defer reservers.Done()
+				for range 50 {
+					if err := s.ReserveSignIn(ctx, t0, limit); err != nil {
+						failed.Store(i, err)
+						return
+					}
+				}
+			}()
+		}
+		reservers.Wait()
+		close(stop)
+		wg.Wait()
+		failed.Range(func(_, err any) bool {
+			t.Errorf("a reservation racing a forget: %v", err)
+			return true
+		})
+	})
+}
