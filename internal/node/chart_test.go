@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/utils/ptr"
 
 	"github.com/ochestra-tech/kubeopera/internal/childproc"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
@@ -158,7 +159,7 @@ func helmInstall(ctx context.Context, t *testing.T, s *sandbox.Sandbox, dir stri
 		t.Fatal(err)
 	}
 	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig, flags.Namespace = &s.KubeconfigPath, ptrTo(chartNamespace)
+	flags.KubeConfig, flags.Namespace = &s.KubeconfigPath, ptr.To(chartNamespace)
 	cfg := new(action.Configuration)
 	if err := cfg.Init(flags, chartNamespace, "secret", t.Logf); err != nil {
 		t.Fatal(err)
@@ -217,5 +218,3 @@ func get(ctx context.Context, t *testing.T, c *http.Client, u string) (int, stri
 	}
 	return code, string(body)
 }
-
-func ptrTo[T any](v T) *T { return &v }

@@ -44,18 +44,18 @@ func startPlatform(t *testing.T, n *Node) *platform {
 	p := &platform{password: "node-test-" + strconv.Itoa(int(time.Now().UnixNano()%1e6))}
 	p.git = gitserver.Start(t, gitserver.Options{Username: "kubeopera", Password: p.password, TLS: true,
 		TLSAddresses: []net.IP{net.ParseIP(n.InternalIP)}})
-	p.repoURL = p.reachable(t, n, p.git.CreateRepo(t, "fleet"))
+	p.repoURL = atNodeURL(t, n, p.git.CreateRepo(t, "fleet"))
 	charts := fluxchart.Serve(t)
-	if err := charts.ServeAt(p.reachable(t, n, charts.URL)); err != nil {
+	if err := charts.ServeAt(atNodeURL(t, n, charts.URL)); err != nil {
 		t.Fatal(err)
 	}
 	p.chartURL = charts.URL
 	return p
 }
 
-// reachable forwards u's loopback port into the node's namespace and
-// returns u at the node's address.
-func (p *platform) reachable(t *testing.T, n *Node, u string) string {
+// atNodeURL forwards u's loopback port into the node's namespace and
+// returns u at the node's address, where the node's pods reach it.
+func atNodeURL(t *testing.T, n *Node, u string) string {
 	t.Helper()
 	parsed, err := url.Parse(u)
 	if err != nil {
@@ -153,18 +153,7 @@ func atNode(t *testing.T, n *Node, target *sandbox.Sandbox) string {
 		t.Fatal(err)
 	}
 	for _, c := range cfg.Clusters {
-		u, err := url.Parse(c.Server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		port, err := strconv.Atoi(u.Port())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := n.Forward(port); err != nil {
-			t.Fatal(err)
-		}
-		c.Server = "https://" + net.JoinHostPort(n.InternalIP, u.Port())
+		c.Server = atNodeURL(t, n, c.Server)
 	}
 	out, err := clientcmd.Write(*cfg)
 	if err != nil {

@@ -100,79 +100,66 @@ func (n network) remove() error {
 	return nil
 }
 
-// listenIn opens a TCP listener inside the namespace at path: a socket
-// belongs to the namespace of the thread that made it, so this goroutine's
-// thread enters the namespace, listens and comes back.
-func listenIn(path, addr string) (net.Listener, error) {
-	runtime.LockOSThread()
-	self, err := os.Open("/proc/thread-self/ns/net")
-	if err != nil {
-		runtime.UnlockOSThread()
-		return nil, err
-	}
-	defer self.Close()
-	target, err := os.Open(path)
-	if err != nil {
-		runtime.UnlockOSThread()
-		return nil, err
-	}
-	defer target.Close()
-	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
-		runtime.UnlockOSThread()
-		return nil, fmt.Errorf("enter %s: %w", path, err)
-	}
-	l, lerr := net.Listen("tcp", addr)
-	if err := unix.Setns(int(self.Fd()), unix.CLONE_NEWNET); err != nil {
-		// The thread stays locked and dies with this goroutine, rather than
-		// serving other goroutines from the wrong namespace.
-		return nil, errors.Join(lerr, fmt.Errorf("leave %s: %w", path, err))
-	}
-	runtime.UnlockOSThread()
-	return l, lerr
-}
-
-// dialIn connects to addr from inside the namespace at path, the way
-// listenIn listens there.
-func dialIn(ctx context.Context, path, network, addr string) (net.Conn, error) {
-	type result struct {
-		c   net.Conn
-		err error
-	}
-	done := make(chan result, 1)
-	// A goroutine of its own: its thread may stay in the namespace (and
-	// die with it) if leaving fails.
+// inNamespace runs fn on a thread inside the network namespace at path:
+// a socket belongs to the namespace of the thread that made it. fn runs
+// on a goroutine of its own whose thread enters the namespace and comes
+// back; if it cannot come back, the thread stays locked and ends with the
+// goroutine rather than serve others from the wrong namespace.
+func inNamespace(path string, fn func()) error {
+	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		self, err := os.Open("/proc/thread-self/ns/net")
 		if err != nil {
 			runtime.UnlockOSThread()
-			done <- result{nil, err}
+			done <- err
 			return
 		}
 		defer self.Close()
 		target, err := os.Open(path)
 		if err != nil {
 			runtime.UnlockOSThread()
-			done <- result{nil, err}
+			done <- err
 			return
 		}
 		defer target.Close()
 		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
 			runtime.UnlockOSThread()
-			done <- result{nil, fmt.Errorf("enter %s: %w", path, err)}
+			done <- fmt.Errorf("enter %s: %w", path, err)
 			return
 		}
-		var d net.Dialer
-		c, derr := d.DialContext(ctx, network, addr)
+		fn()
 		if err := unix.Setns(int(self.Fd()), unix.CLONE_NEWNET); err != nil {
-			done <- result{c, errors.Join(derr, fmt.Errorf("leave %s: %w", path, err))}
+			done <- fmt.Errorf("leave %s: %w", path, err)
 			return
 		}
 		runtime.UnlockOSThread()
-		done <- result{c, derr}
+		done <- nil
 	}()
-	r := <-done
-	return r.c, r.err
+	return <-done
+}
+
+// listenIn opens a TCP listener inside the namespace at path.
+func listenIn(path, addr string) (l net.Listener, err error) {
+	if nsErr := inNamespace(path, func() { l, err = net.Listen("tcp", addr) }); nsErr != nil {
+		if l != nil {
+			_ = l.Close()
+		}
+		return nil, errors.Join(err, nsErr)
+	}
+	return l, err
+}
+
+// dialIn connects to addr from inside the namespace at path.
+func dialIn(ctx context.Context, path, network, addr string) (c net.Conn, err error) {
+	var d net.Dialer
+	if nsErr := inNamespace(path, func() { c, err = d.DialContext(ctx, network, addr) }); nsErr != nil {
+		if c != nil {
+			_ = c.Close()
+		}
+		return nil, errors.Join(err, nsErr)
+	}
+	return c, err
 }
 
 // relay copies every connection accepted in the node's namespace to the
