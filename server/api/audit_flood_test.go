@@ -107,26 +107,20 @@ func TestServerRefusalsAreCountedAndCarrySecurityHeaders(t *testing.T) {
 	}
 	go func() { _ = e.app.Listener(ln) }()
 	t.Cleanup(func() { _ = e.app.Shutdown() })
-	base := "http://" + ln.Addr().String()
 	for _, tc := range []struct {
 		name   string
-		req    func() *http.Request
+		send   func() *http.Response
 		status int
 	}{
-		{"body too large", func() *http.Request {
-			r, _ := http.NewRequest(http.MethodPost, base+"/api/v1/credentials", strings.NewReader(strings.Repeat("x", maxBodyBytes+1)))
-			return r
+		{"body too large", func() *http.Response {
+			return announceOversizedBody(t, ln.Addr().String(), "/api/v1/credentials", "")
 		}, http.StatusRequestEntityTooLarge},
-		{"headers too large", func() *http.Request {
-			r, _ := http.NewRequest(http.MethodPost, base+"/api/v1/credentials", nil)
-			r.Header.Set("X-Padding", strings.Repeat("p", 16<<10))
-			return r
+		{"headers too large", func() *http.Response {
+			return rawRequest(t, ln.Addr().String(), "POST /api/v1/credentials HTTP/1.1\r\nHost: x\r\nX-Padding: "+
+				strings.Repeat("p", 16<<10)+"\r\nContent-Length: 0\r\n\r\n")
 		}, http.StatusRequestHeaderFieldsTooLarge},
 	} {
-		resp, err := http.DefaultClient.Do(tc.req())
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		resp := tc.send()
 		resp.Body.Close()
 		if resp.StatusCode != tc.status {
 			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.status)
