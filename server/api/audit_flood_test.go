@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -101,22 +100,17 @@ func TestAuditRecordsWhoSignedInAndWhoWasRefused(t *testing.T) {
 // before any middleware: still counted, and sent with the security headers.
 func TestServerRefusalsAreCountedAndCarrySecurityHeaders(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = e.app.Listener(ln) }()
-	t.Cleanup(func() { _ = e.app.Shutdown() })
+	addr := e.listen(t)
 	for _, tc := range []struct {
 		name   string
 		send   func() *http.Response
 		status int
 	}{
 		{"body too large", func() *http.Response {
-			return announceOversizedBody(t, ln.Addr().String(), "/api/v1/credentials", "")
+			return announceOversizedBody(t, addr, "/api/v1/credentials", "")
 		}, http.StatusRequestEntityTooLarge},
 		{"headers too large", func() *http.Response {
-			return rawRequest(t, ln.Addr().String(), "POST /api/v1/credentials HTTP/1.1\r\nHost: x\r\nX-Padding: "+
+			return rawRequest(t, addr, "POST /api/v1/credentials HTTP/1.1\r\nHost: x\r\nX-Padding: "+
 				strings.Repeat("p", 16<<10)+"\r\nContent-Length: 0\r\n\r\n")
 		}, http.StatusRequestHeaderFieldsTooLarge},
 	} {

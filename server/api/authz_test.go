@@ -97,13 +97,7 @@ func TestUnknownRouteAndOversizedBodyAreProblems(t *testing.T) {
 	}
 	// The body limit is enforced by the HTTP server before routing, so this
 	// needs a real listener rather than app.Test.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = e.app.Listener(ln) }()
-	defer e.app.Shutdown()
-	resp := announceOversizedBody(t, ln.Addr().String(), "/api/v1/clusters/connect", e.admin)
+	resp := announceOversizedBody(t, e.listen(t), "/api/v1/clusters/connect", e.admin)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Content-Type") != "application/problem+json" ||
@@ -131,6 +125,20 @@ func TestHealthReadyMetrics(t *testing.T) {
 	if code, _ := public.do(http.MethodGet, "/metrics", "", nil); code != http.StatusOK {
 		t.Errorf("anonymous /metrics with --public-metrics: %d, want 200", code)
 	}
+}
+
+// listen serves the app on a loopback port until the test ends and returns
+// its address, for what app.Test cannot show: the HTTP server's own limits,
+// and real connections.
+func (e *env) listen(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go func() { _ = e.app.Listener(ln) }()
+	tb.Cleanup(func() { _ = e.app.Shutdown() })
+	return ln.Addr().String()
 }
 
 // announceOversizedBody sends headers announcing a body one byte over the

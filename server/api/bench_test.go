@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -110,20 +109,15 @@ func BenchmarkListClustersPostgres50(b *testing.B) {
 		ids[i] = uuid.NewString()
 	}
 	seedStore(b, e.st, ids)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go func() { _ = e.app.Listener(ln) }()
-	defer e.app.Shutdown()
+	base := "http://" + e.listen(b)
 	// A run first, untimed, so the pool's connections are open and have the
 	// statements prepared, as in a server that has been serving.
-	concurrentPages(b, e, "http://"+ln.Addr().String(), 50)
+	concurrentPages(b, e, base, 50)
 	var many, one, first []time.Duration
 	for b.Loop() {
-		pages, firsts := concurrentPages(b, e, "http://"+ln.Addr().String(), 50)
+		pages, firsts := concurrentPages(b, e, base, 50)
 		many, first = append(many, pages...), append(first, firsts...)
-		pages, _ = concurrentPages(b, e, "http://"+ln.Addr().String(), 1)
+		pages, _ = concurrentPages(b, e, base, 1)
 		one = append(one, pages...)
 	}
 	p99, alone, burst := ms(many, 0.99), ms(one, 0.99), ms(first, 1)
