@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: chart-sync all build plugins cli tools testbin test-aws test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
+.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
 
 all: build
 
@@ -77,6 +77,10 @@ check-generated: generate
 		test -z "$$(git status --porcelain -- $(GENERATED))" || \
 		(echo "generated code drifted: run 'make generate' and commit the result" >&2; exit 1)
 
+# Nothing built is tracked: no file over 1 MB, no ELF, Mach-O or PE binary.
+check-tracked:
+	hack/check-tracked.sh
+
 vet:
 	$(GO) vet ./...
 	@for m in $(SDK_MODULES); do $(GO) -C $$m vet ./... || exit 1; done
@@ -96,7 +100,7 @@ testbin:
 # modules' tests (the Terraform runner's against a sandbox), the kubeopera
 # dev end-to-end tests on their own, and last the dashboard in a real
 # browser (test-web, without building again).
-test: check-generated vet check-format lint build testbin
+test: check-tracked check-generated vet check-format lint build testbin
 	$(MAKE) lint-openapi
 	@command -v shellcheck >/dev/null || hack/ensure-shellcheck.sh
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
