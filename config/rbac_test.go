@@ -151,6 +151,24 @@ func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, kube
 	if _, found, err := reg.Detail(ctx, "c1"); err != nil || !found {
 		t.Errorf("Detail (the cluster page's conditions and events): found %v, %v", found, err)
 	}
+	// A cluster's requests (scale or upgrade, retry, teardown) are patches
+	// of its HostCluster; c2 is gone before the controller starts.
+	if err := reg.Create(ctx, hostclusters.Spec{ID: "c2", Mode: hostclusters.ConnectExisting, Provider: "aws", Region: "eu-north-1", Kubeconfig: kubeconfig}); err != nil {
+		t.Fatalf("Create c2: %v", err)
+	}
+	two := 2
+	if err := reg.Update(ctx, "c2", &two, ""); err != nil {
+		t.Errorf("Update (a scale): %v", err)
+	}
+	if err := reg.Retry(ctx, "c2"); err != nil {
+		t.Errorf("Retry: %v", err)
+	}
+	if err := reg.Teardown(ctx, "c2"); err != nil {
+		t.Errorf("Teardown: %v", err)
+	}
+	if err := reg.Delete(ctx, "c2"); err != nil {
+		t.Errorf("Delete c2: %v", err)
+	}
 	return reg
 }
 
