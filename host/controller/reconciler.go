@@ -123,7 +123,7 @@ func (r *Reconciler) reconcileSteps(ctx context.Context, s *scope, hc, before *v
 		s.requeue(r.report(ctx, hc, r.teardown(ctx, hc, req)))
 		return nil
 	}
-	if v1.DerivePhase(hc) == v1.PhaseFailed {
+	if v1.Stalled(hc) {
 		retried, err := r.retry(ctx, hc)
 		switch {
 		case err != nil:
@@ -176,8 +176,8 @@ func (r *Reconciler) summarize(ctx context.Context, s *scope, before, hc *v1.Hos
 	if !hc.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(hc, Finalizer) {
 		return ctrl.Result{}, err
 	}
+	hc.Status.ObservedGeneration = hc.Generation // before the phase: this status is for this generation
 	r.observe(ctx, hc, before.Status.Phase)
-	hc.Status.ObservedGeneration = hc.Generation
 	res, err := r.patchStatus(ctx, before, hc, ctrl.Result{RequeueAfter: s.after}, err)
 	if err != nil || res.RequeueAfter != s.after || !hc.DeletionTimestamp.IsZero() ||
 		!meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionTornDown) {

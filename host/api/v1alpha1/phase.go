@@ -5,11 +5,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// DerivePhase is the phase a HostCluster is in, derived from what the
-// controller observed and nothing else: deletion, a Stalled condition (the
-// user must act), a teardown request, then the first step whose condition
+// DerivePhase is the phase a HostCluster is in, derived from the object and
+// nothing else: deletion, a teardown request that has not failed, a
+// Stalled condition (the user must act) unless a retry was asked for since,
+// a day-2 change running or asked for, then the first step whose condition
 // is not yet True. The controller sets status.phase from it and from no
-// other source, so the phase cannot disagree with the conditions.
+// other source, and the server shows the phase it derives from the live
+// object, so a request recorded on the HostCluster (an annotation, a new
+// spec generation) shows at once, before the controller takes it up, and
+// nobody writes a predicted phase anywhere.
 //
 // Steps redone for each spec generation (the pipeline's) count as done
 // only when their condition was observed for the current generation.
@@ -17,11 +21,11 @@ func DerivePhase(hc *HostCluster) Phase {
 	switch {
 	case !hc.DeletionTimestamp.IsZero():
 		return PhaseDeleting
-	case meta.IsStatusConditionTrue(hc.Status.Conditions, ConditionStalled):
-		return PhaseFailed
 	case teardownRequested(hc):
 		return PhaseTearingDown
-	case hc.updating():
+	case Stalled(hc) && !RetryRequested(hc):
+		return PhaseFailed
+	case hc.updating() || hc.updateRequested():
 		return PhaseUpdating
 	case hc.conditionTrueNow(ConditionReady):
 		return PhaseReady
@@ -49,6 +53,32 @@ func DerivePhase(hc *HostCluster) Phase {
 func teardownRequested(hc *HostCluster) bool {
 	req := hc.Annotations[TeardownAnnotation]
 	return req != "" && hc.Annotations[TeardownFailedAnnotation] != req
+}
+
+// Stalled reports whether the controller stopped on a failure that needs
+// a person (a retry, a new spec or a teardown).
+func Stalled(hc *HostCluster) bool {
+	return meta.IsStatusConditionTrue(hc.Status.Conditions, ConditionStalled)
+}
+
+// RetryRequested reports whether a retry was asked for (RetryAnnotation)
+// that the controller has not taken up yet.
+func RetryRequested(hc *HostCluster) bool {
+	req := hc.Annotations[RetryAnnotation]
+	return req != "" && req != hc.Status.Retried
+}
+
+// TeardownRequested reports whether a teardown was asked for and that
+// request has not failed.
+func TeardownRequested(hc *HostCluster) bool { return teardownRequested(hc) }
+
+// updateRequested: the spec of a cluster that was Ready changed and the
+// controller has not written a status for the new generation yet (a day-2
+// change asked for, not yet taken up).
+func (hc *HostCluster) updateRequested() bool {
+	c := meta.FindStatusCondition(hc.Status.Conditions, ConditionReady)
+	return hc.Status.ObservedGeneration != 0 && hc.Status.ObservedGeneration < hc.Generation &&
+		c != nil && c.Status == metav1.ConditionTrue
 }
 
 // updating: the plugin's Update for the current generation is running.

@@ -23,6 +23,8 @@ func TestDerivePhase(t *testing.T) {
 		conds       []cond
 		annotations map[string]string
 		deleting    bool
+		observed    int64  // status.observedGeneration
+		retried     string // status.retried
 		want        Phase
 	}{
 		{name: "nothing observed yet", mode: ModeConnectExisting, want: PhasePending},
@@ -56,6 +58,19 @@ func TestDerivePhase(t *testing.T) {
 		{name: "teardown request that failed", mode: ModeProvision,
 			annotations: map[string]string{TeardownAnnotation: "r1", TeardownFailedAnnotation: "r1"},
 			conds:       []cond{{ConditionProvisioned, metav1.ConditionTrue, 2}, {ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseFailed},
+		{name: "a day-2 change asked for, not yet taken up", mode: ModeProvision, observed: 1,
+			conds: []cond{{ConditionProvisioned, metav1.ConditionTrue, 1}, {ConditionReady, metav1.ConditionTrue, 1}}, want: PhaseUpdating},
+		{name: "ready for an older spec, status written for this one", mode: ModeConnectExisting, observed: 2,
+			conds: []cond{{ConditionAccessValidated, metav1.ConditionTrue, 2}, {ConditionReady, metav1.ConditionTrue, 1}},
+			want:  PhaseBootstrappingFlux},
+		{name: "a new spec of a cluster never Ready is not an update", mode: ModeProvision, observed: 1,
+			conds: []cond{{ConditionProvisioned, metav1.ConditionFalse, 1}}, want: PhaseProvisioning},
+		{name: "retry asked for, not yet taken up", mode: ModeProvision, annotations: map[string]string{RetryAnnotation: "r1"},
+			conds: []cond{{ConditionProvisioned, metav1.ConditionFalse, 2}, {ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseProvisioning},
+		{name: "retry taken up, failed again", mode: ModeProvision, annotations: map[string]string{RetryAnnotation: "r1"}, retried: "r1",
+			conds: []cond{{ConditionProvisioned, metav1.ConditionFalse, 2}, {ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseFailed},
+		{name: "teardown asked for on a Failed cluster", mode: ModeProvision, annotations: map[string]string{TeardownAnnotation: "r2"},
+			conds: []cond{{ConditionProvisioned, metav1.ConditionFalse, 2}, {ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseTearingDown},
 		{name: "being deleted", mode: ModeConnectExisting, deleting: true,
 			conds: []cond{{ConditionStalled, metav1.ConditionTrue, 2}}, want: PhaseDeleting},
 	}
@@ -70,6 +85,7 @@ func TestDerivePhase(t *testing.T) {
 				hc.SetCondition(cd.typ, cd.status, "Test", "test")
 			}
 			hc.Generation = 2
+			hc.Status.ObservedGeneration, hc.Status.Retried = c.observed, c.retried
 			if got := DerivePhase(hc); got != c.want {
 				t.Errorf("phase %s, want %s", got, c.want)
 			}
