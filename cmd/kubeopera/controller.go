@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/credresolve"
+	"github.com/ochestra-tech/kubeopera/server/repair"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 )
 
@@ -44,6 +46,7 @@ type controllerOptions struct {
 	burst         int
 	retryWindow   time.Duration
 	pollInterval  time.Duration
+	repairEvery   time.Duration
 	kubeconfigArg string
 	chart         fluxinstall.Chart
 	chartCache    string
@@ -81,6 +84,7 @@ func reconcileFlags(fs *pflag.FlagSet, o *controllerOptions) {
 	fs.IntVar(&o.burst, "management-burst", defaultManagementBurst, "requests the controller may send the management cluster in a burst above --management-qps")
 	fs.DurationVar(&o.retryWindow, "access-retry-window", 5*time.Minute, "how long an unreachable cluster is retried before it is Failed")
 	fs.DurationVar(&o.pollInterval, "poll-interval", 10*time.Second, "how often a provisioning operation is polled")
+	fs.DurationVar(&o.repairEvery, "repair-interval", time.Minute, "how often cluster rows and HostClusters are repaired after crashes (also at start-up)")
 	fs.StringVar(&o.chart.RepoURL, "flux-chart-repo", "", "Helm repository of the Flux chart (default: the fluxcd-community repository)")
 	fs.StringVar(&o.chart.Version, "flux-chart-version", "", "version of the flux2 chart (default: the version this release was tested with)")
 	fs.StringVar(&o.chartCache, "chart-cache", "data/charts", "directory where Helm charts are cached")
@@ -129,6 +133,10 @@ func reconcileHostClusters(ctx context.Context, cfg *rest.Config, o controllerOp
 	defer host.Close()
 	mgr, err := newControllerManager(cfg, o, credresolve.Resolver{Store: st, Keyring: keys}, host)
 	if err != nil {
+		return err
+	}
+	// Rows and HostClusters repaired after crashes (server/repair).
+	if err := mgr.Add(&repair.Sweeper{Store: st, Reader: mgr.GetAPIReader(), Log: slog.Default(), Every: o.repairEvery}); err != nil {
 		return err
 	}
 	say("host-cluster-controller starting (plugins: %d from %s)", len(host.Plugins()), o.pluginDir)

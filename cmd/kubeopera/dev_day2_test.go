@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -35,7 +36,12 @@ func (d *devProcess) day2(t *testing.T, root, id, name string) {
 		if code != http.StatusAccepted {
 			t.Fatalf("scale to %d: %d %v", n, code, body)
 		}
+		if body["status"] != "Updating" {
+			t.Errorf("scale to %d answered phase %v, want Updating (derived from the request recorded on the HostCluster)", n, body["status"])
+		}
+		phases := d.recordPhases(t, id)
 		d.waitNodes(t, id, n)
+		checkNeverBack(t, phases())
 		if ready := readyNodes(t, clusters, id); ready != n {
 			t.Errorf("after scaling to %d, the target has %d Ready nodes", n, ready)
 		}
@@ -114,4 +120,70 @@ func readyNodes(t *testing.T, clusters, id string) int {
 		}
 	}
 	return ready
+}
+
+// recordPhases reads the cluster every 50 ms (as a dashboard would) until
+// the returned function is called, which returns the phases read in order.
+func (d *devProcess) recordPhases(t *testing.T, id string) func() []string {
+	t.Helper()
+	var seen []string
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if code, c := d.call(t, http.MethodGet, "/api/v1/clusters/"+id, nil); code == http.StatusOK {
+				phase, _ := c["status"].(string)
+				seen = append(seen, phase)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() []string {
+		close(stop)
+		<-done
+		return seen
+	}
+}
+
+// checkNeverBack: after a change was accepted the phase reads Updating at
+// least once and, once it left Updating, never comes back to it (the
+// server derives the phase from the live HostCluster; it writes none).
+func checkNeverBack(t *testing.T, phases []string) {
+	t.Helper()
+	updating, left := 0, false
+	for i, p := range phases {
+		switch {
+		case p == "Updating" && left:
+			t.Errorf("the phase went back to Updating at read %d of %d: %v", i, len(phases), compact(phases))
+			return
+		case p == "Updating":
+			updating++
+		default:
+			left = true
+		}
+	}
+	if updating == 0 {
+		t.Errorf("no read of %d saw Updating: %v", len(phases), compact(phases))
+	}
+	t.Logf("%d reads, %d saw Updating: %v", len(phases), updating, compact(phases))
+}
+
+// compact is phases with runs collapsed: Updating×12 Ready×3.
+func compact(phases []string) []string {
+	var out []string
+	for i := 0; i < len(phases); {
+		j := i
+		for j < len(phases) && phases[j] == phases[i] {
+			j++
+		}
+		out = append(out, fmt.Sprintf("%s×%d", phases[i], j-i))
+		i = j
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/kubeconfig"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -51,30 +52,37 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 			"unless its administrator starts the server with --allow-unsafe-kubeconfigs"})
 	}
 	row := &store.Cluster{Name: req.Name, Provider: req.Provider, Region: req.Region,
-		Source: store.SourceConnectedExisting, IsHost: req.IsHost, Status: "Pending", Message: "waiting for the controller to validate access"}
+		Source: store.SourceConnectedExisting, IsHost: req.IsHost}
 	spec := hostclusters.Spec{Mode: hostclusters.ConnectExisting, Provider: req.Provider, Region: req.Region,
 		Kubeconfig: []byte(req.Kubeconfig)}
 	req.apply(&spec)
 	return s.createAndHandOver(c, row, spec)
 }
 
-// createAndHandOver inserts the row, creates its HostCluster and answers
-// 202 with the row. Without a management cluster nothing is created; if the
-// HostCluster cannot be created the row is removed, so nothing is left
-// half-made.
+// createAndHandOver inserts the row with its audit row (one transaction),
+// creates its HostCluster and answers 202 with the row. The row caches no
+// prediction: its status is what DerivePhase says of a HostCluster no
+// controller has seen (Pending). Without a management cluster nothing is
+// created; if the HostCluster cannot be created the row is removed, and a
+// row a crash or a failed removal leaves behind goes after
+// hostclusters.HandOverGrace (syncOnRead, the controller's repair sweep).
 func (s *server) createAndHandOver(c *fiber.Ctx, row *store.Cluster, spec hostclusters.Spec) error {
 	ctx := c.UserContext()
 	if _, none := s.registry.(hostclusters.Unconfigured); none {
 		return problem(http.StatusServiceUnavailable, "%v", hostclusters.ErrNotConfigured)
 	}
-	if err := s.store.CreateCluster(ctx, row); err != nil {
+	row.Status, row.Message = string(v1alpha1.PhasePending), "waiting for the controller to take the cluster up"
+	if err := s.store.CreateCluster(ctx, row, s.auditedWith(c, http.StatusAccepted)); err != nil {
+		c.Locals(auditedKey, nil) // not stored: the middleware records the failure
 		return err
 	}
 	c.Locals(auditTargetKey, row.ID)
 	spec.ID, spec.DisplayName = row.ID, row.Name
 	if err := s.registry.Create(ctx, spec); err != nil {
+		c.Locals(auditedKey, nil) // the middleware records the failure too
 		if derr := s.store.DeleteCluster(ctx, row.ID); derr != nil {
-			s.log.Error("could not remove cluster row after HostCluster failure", "cluster", row.ID, "error", derr)
+			s.log.Error("could not remove cluster row after HostCluster failure; it is removed after the hand-over grace",
+				"cluster", row.ID, "error", derr)
 		}
 		if errors.Is(err, hostclusters.ErrNotConfigured) {
 			return problem(http.StatusServiceUnavailable, "%v", err)

@@ -37,8 +37,25 @@ func (f *fakeRegistry) List(context.Context) (map[string]hostclusters.Observed, 
 	return out, nil
 }
 
-// Delete leaves the HostCluster, as a finalizer would, until finish.
-func (f *fakeRegistry) Delete(context.Context, string) error { return nil }
+// Delete leaves the HostCluster, as a finalizer would, until finish; it
+// derives to Deleting meanwhile.
+func (f *fakeRegistry) Delete(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if o, ok := f.observed[id]; ok {
+		o.Phase = "Deleting"
+		f.observed[id] = o
+	}
+	return nil
+}
+
+// Exists reports whether the fake holds id.
+func (f *fakeRegistry) Exists(_ context.Context, id string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.observed[id]
+	return ok, nil
+}
 
 func (f *fakeRegistry) finish(id string) {
 	f.mu.Lock()
@@ -52,28 +69,44 @@ func (f *fakeRegistry) set(id string, o hostclusters.Observed) {
 	f.observed[id] = o
 }
 
-func (f *fakeRegistry) Teardown(_ context.Context, id string) error {
+// Teardown records the request, refused as the real one refuses it.
+func (f *fakeRegistry) Teardown(_ context.Context, id string) (hostclusters.Observed, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.observed[id]; !ok {
-		return hostclusters.ErrNoHostCluster
+	o, ok := f.observed[id]
+	if !ok {
+		return o, hostclusters.ErrNoHostCluster
+	}
+	if o.Phase == "Deleting" || o.Phase == "TearingDown" {
+		return o, &hostclusters.RefusedError{Phase: o.Phase, Reason: "it is " + o.Phase}
 	}
 	f.teardowns = append(f.teardowns, id)
-	return nil
+	o.Phase = "TearingDown"
+	f.observed[id] = o
+	return o, nil
 }
 
-func (f *fakeRegistry) Update(_ context.Context, id string, nodeCount *int, version string) error {
+// Update records the change of a Ready cluster.
+func (f *fakeRegistry) Update(_ context.Context, id string, nodeCount *int, version string) (hostclusters.Observed, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.observed[id]; !ok {
-		return hostclusters.ErrNoHostCluster
+	o, ok := f.observed[id]
+	if !ok {
+		return o, hostclusters.ErrNoHostCluster
+	}
+	if o.Phase != "Ready" {
+		return o, &hostclusters.RefusedError{Phase: o.Phase, Reason: "it is " + o.Phase + ": change it once it is Ready"}
 	}
 	f.updates = append(f.updates, fmt.Sprintf("%s nodes=%v version=%s", id, deref(nodeCount), version))
-	return nil
+	o.Phase = "Updating"
+	f.observed[id] = o
+	return o, nil
 }
 
 // Retry is not asked of this fake (retry_test.go uses a real API server).
-func (f *fakeRegistry) Retry(context.Context, string) error { return hostclusters.ErrNoHostCluster }
+func (f *fakeRegistry) Retry(context.Context, string) (hostclusters.Observed, error) {
+	return hostclusters.Observed{}, hostclusters.ErrNoHostCluster
+}
 
 func deref(n *int) int {
 	if n == nil {

@@ -19,10 +19,15 @@ var errUpstream = errors.New("connection refused by the management cluster")
 
 func (brokenRegistry) Create(context.Context, hostclusters.Spec) error { return errUpstream }
 func (brokenRegistry) Delete(context.Context, string) error            { return errUpstream }
-func (brokenRegistry) Teardown(context.Context, string) error          { return errUpstream }
-func (brokenRegistry) Retry(context.Context, string) error             { return errUpstream }
-func (brokenRegistry) Update(context.Context, string, *int, string) error {
-	return errUpstream
+func (brokenRegistry) Exists(context.Context, string) (bool, error)    { return false, errUpstream }
+func (brokenRegistry) Teardown(context.Context, string) (hostclusters.Observed, error) {
+	return hostclusters.Observed{}, errUpstream
+}
+func (brokenRegistry) Retry(context.Context, string) (hostclusters.Observed, error) {
+	return hostclusters.Observed{}, errUpstream
+}
+func (brokenRegistry) Update(context.Context, string, *int, string) (hostclusters.Observed, error) {
+	return hostclusters.Observed{}, errUpstream
 }
 
 // brokenFleet cannot list clusters; it reads no kubeconfig for a cluster

@@ -80,8 +80,7 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if info.RegionInput != "" {
 		region = inputs[info.RegionInput]
 	}
-	row := &store.Cluster{Name: r.Name, Provider: info.Cloud, Region: region, Source: source, Plugin: r.Provider,
-		Status: "Pending", Message: "waiting for the controller to start provisioning"}
+	row := &store.Cluster{Name: r.Name, Provider: info.Cloud, Region: region, Source: source, Plugin: r.Provider}
 	if credRef != "" {
 		row.CredentialID = &credRef
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -48,7 +49,7 @@ func (s *server) registerSelf(c *fiber.Ctx) error {
 	}
 	uid := inv.ClusterUID
 	row := &store.Cluster{Name: r.Name, Provider: inv.Provider, Region: inv.Region, Source: store.SourceSelfRegistered,
-		IsHost: true, Status: "Ready", Message: "registered from inside the cluster", KubernetesVersion: inv.KubernetesVersion,
+		IsHost: true, Status: string(v1alpha1.PhaseReady), Message: "registered from inside the cluster", KubernetesVersion: inv.KubernetesVersion,
 		NodeCount: inv.NodeCount, ReadyNodeCount: inv.ReadyNodeCount, ClusterUID: &uid}
 	if err := s.store.CreateCluster(ctx, row); err != nil {
 		var conflict *store.ConflictError

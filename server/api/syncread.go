@@ -2,7 +2,7 @@ package api
 
 import (
 	"errors"
-	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -39,7 +39,7 @@ func (s *server) syncOnRead(c *fiber.Ctx, rows []store.Cluster) []store.Cluster 
 			inventory = append(inventory, store.InventoryUpdate{ID: rows[i].ID, KubernetesVersion: o.KubernetesVersion,
 				NodeCount: o.NodeCount, ReadyNodeCount: o.ReadyNodeCount})
 		}
-		if o.Phase == "" || (o.Phase == rows[i].Status && o.Message == rows[i].Message) || sticky(rows[i].Status, o) {
+		if o.Phase == "" || (o.Phase == rows[i].Status && o.Message == rows[i].Message) {
 			continue
 		}
 		rows[i].Status, rows[i].Message = o.Phase, o.Message
@@ -71,14 +71,24 @@ func (s *server) observeRows(c *fiber.Ctx, rows []store.Cluster) (map[string]hos
 	return o.Observe(c.UserContext(), ids)
 }
 
-// dropFinished removes the rows of clusters whose disconnect or teardown
-// finished (their HostCluster is gone) and returns the others.
+// dropFinished removes the rows whose HostCluster the management cluster
+// says is gone and that hostclusters.Orphaned lets go: a disconnect or
+// teardown that finished, or a row a crash left without its HostCluster
+// past the hand-over grace. Only rows the controller last reported as
+// ending (Deleting, TearingDown) or never reported on are removed here; a
+// row that lost its HostCluster otherwise is left to the controller's
+// repair sweep, which guards against a server pointed at the wrong
+// management cluster. The live check runs only for rows the cache lacks.
 func (s *server) dropFinished(c *fiber.Ctx, rows []store.Cluster, observed map[string]hostclusters.Observed) []store.Cluster {
 	out := rows[:0]
+	now := time.Now()
 	for _, r := range rows {
-		_, exists := observed[r.ID]
-		ending := strings.EqualFold(r.Status, string(v1alpha1.PhaseDeleting)) || strings.EqualFold(r.Status, string(v1alpha1.PhaseTearingDown))
-		if exists || !ending || r.Source == store.SourceSelfRegistered {
+		if _, exists := observed[r.ID]; exists || !endingOrNew(r.Status) ||
+			!hostclusters.Orphaned(r.Source == store.SourceSelfRegistered, r.Status, r.CreatedAt, now) {
+			out = append(out, r)
+			continue
+		}
+		if there, err := s.registry.Exists(c.UserContext(), r.ID); err != nil || there {
 			out = append(out, r)
 			continue
 		}
@@ -90,6 +100,16 @@ func (s *server) dropFinished(c *fiber.Ctx, rows []store.Cluster, observed map[s
 	return out
 }
 
+// endingOrNew: the controller last reported the cluster as going away,
+// or has not reported on it at all.
+func endingOrNew(status string) bool {
+	switch v1alpha1.Phase(status) {
+	case v1alpha1.PhaseDeleting, v1alpha1.PhaseTearingDown, v1alpha1.PhasePending, "":
+		return true
+	}
+	return false
+}
+
 // syncInventory copies the controller's live inventory into row and
 // reports whether it changed (the caller writes the changed rows back).
 func syncInventory(row *store.Cluster, o hostclusters.Observed) bool {
@@ -98,21 +118,4 @@ func syncInventory(row *store.Cluster, o hostclusters.Observed) bool {
 	}
 	row.KubernetesVersion, row.NodeCount, row.ReadyNodeCount = o.KubernetesVersion, o.NodeCount, o.ReadyNodeCount
 	return true
-}
-
-// sticky reports whether a row's Deleting or TearingDown status, which the
-// API set, must stay although the controller has not reported it yet: a
-// disconnect cannot be undone, and a teardown ends only by failing. So
-// must the status of a retry the controller has not taken up yet: until
-// then its HostCluster still reads Failed.
-func sticky(rowStatus string, o hostclusters.Observed) bool {
-	switch {
-	case o.RetryPending:
-		return o.Phase == string(v1alpha1.PhaseFailed)
-	case strings.EqualFold(rowStatus, string(v1alpha1.PhaseDeleting)):
-		return o.Phase != string(v1alpha1.PhaseDeleting)
-	case strings.EqualFold(rowStatus, string(v1alpha1.PhaseTearingDown)):
-		return o.Phase != string(v1alpha1.PhaseTearingDown) && (o.Phase != string(v1alpha1.PhaseFailed) || o.TeardownPending)
-	}
-	return false
 }

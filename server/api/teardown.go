@@ -47,23 +47,33 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 	if !provisioned(row) {
 		return problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot destroy it: disconnect it instead (DELETE /api/v1/clusters/%s)", row.Name, row.ID)
 	}
-	if strings.EqualFold(row.Status, string(v1alpha1.PhaseDeleting)) {
-		return problem(http.StatusConflict, "cluster %q is being disconnected; its cloud resources are no longer managed by KubeOpera", row.Name)
+	o, err := s.registry.Teardown(ctx, row.ID)
+	if err != nil {
+		return requestProblem(row, "torn down", err)
 	}
-	if err := s.registry.Teardown(ctx, row.ID); err != nil {
-		switch {
-		case errors.Is(err, hostclusters.ErrNotConfigured):
-			return problem(http.StatusServiceUnavailable, "%v", err)
-		case errors.Is(err, hostclusters.ErrNoHostCluster):
-			return problem(http.StatusConflict, "cluster %q has no HostCluster on the management cluster, so nothing can run its teardown", row.Name)
-		}
-		return problem(http.StatusBadGateway, "could not request the teardown of %q on the management cluster: %v; retry", row.Name, err)
+	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: o.Phase, Message: o.Message})
+}
+
+// requestProblem answers a request (teardown, retry, change) the
+// management cluster refused or could not take: 409 with the reason when
+// the cluster's state refused it, 503 without a management cluster, 502
+// when it could not be reached.
+func requestProblem(row *store.Cluster, what string, err error) error {
+	var refused *hostclusters.RefusedError
+	switch {
+	case errors.Is(err, hostclusters.ErrNotConfigured):
+		return problem(http.StatusServiceUnavailable, "%v", err)
+	case errors.Is(err, hostclusters.ErrNoHostCluster):
+		return problem(http.StatusConflict, "cluster %q cannot be %s: it has no HostCluster on the management cluster "+
+			"(a hand-over that did not finish; the row is removed within %s)", row.Name, what, hostclusters.HandOverGrace)
+	case errors.Is(err, hostclusters.ErrTeardownFailed):
+		return problem(http.StatusConflict, "cluster %q failed to tear down: ask for the teardown again (POST /api/v1/clusters/%s/teardown)", row.Name, row.ID)
+	case errors.As(err, &refused):
+		return problem(http.StatusConflict, "cluster %q cannot be %s now: %s", row.Name, what, refused.Reason)
+	case errors.Is(err, hostclusters.ErrChanged):
+		return problem(http.StatusConflict, "cluster %q: %v", row.Name, err)
 	}
-	msg := "teardown requested: the provider plugin destroys the cluster's cloud resources; the cluster stays listed until they are gone"
-	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: string(v1alpha1.PhaseTearingDown), Message: msg}}); err != nil {
-		return err
-	}
-	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: string(v1alpha1.PhaseTearingDown), Message: msg})
+	return problem(http.StatusBadGateway, "could not ask the management cluster for cluster %q to be %s: %v; retry", row.Name, what, err)
 }
 
 // provisioningPhases are those in which a provisioned cluster's cloud

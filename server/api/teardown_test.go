@@ -141,34 +141,3 @@ func TestConnectAsHostRacesDecidedByTheIndex(t *testing.T) {
 		t.Errorf("after the race: %+v; want one host cluster and Get Started cleared", l)
 	}
 }
-
-// A row's Deleting, TearingDown or retry status, set by the API, is not
-// undone by a HostCluster the controller has not updated yet.
-func TestStickyLifecycleStatus(t *testing.T) {
-	obs := func(phase string, pending bool) hostclusters.Observed {
-		return hostclusters.Observed{Phase: phase, TeardownPending: pending}
-	}
-	cases := []struct {
-		row  string
-		o    hostclusters.Observed
-		want bool
-	}{
-		{"Deleting", obs("Ready", false), true},
-		{"Deleting", obs("Deleting", false), false},
-		{"TearingDown", obs("Provisioning", true), true},
-		{"TearingDown", obs("Failed", true), true}, // an earlier failure; the new request is not seen yet
-		{"TearingDown", obs("Failed", false), false},
-		{"TearingDown", obs("TearingDown", true), false},
-		{"Ready", obs("BootstrappingFlux", false), false},
-		// A retry the controller has not taken up yet: the HostCluster
-		// still reads Failed, the row keeps the retry's Pending.
-		{"Pending", hostclusters.Observed{Phase: "Failed", RetryPending: true}, true},
-		{"Pending", hostclusters.Observed{Phase: "Provisioning", RetryPending: true}, false},
-		{"Pending", hostclusters.Observed{Phase: "Failed"}, false},
-	}
-	for _, c := range cases {
-		if got := sticky(c.row, c.o); got != c.want {
-			t.Errorf("sticky(%s, %+v) = %v, want %v", c.row, c.o, got, c.want)
-		}
-	}
-}

@@ -1,15 +1,11 @@
 package api
 
 import (
-	"errors"
-	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"net/http"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
-	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -45,9 +41,6 @@ func (s *server) updateCluster(c *fiber.Ctx) error {
 	if !provisioned(row) || row.Plugin == "" {
 		return problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot scale or upgrade it: change it where it was made", row.Name)
 	}
-	if !strings.EqualFold(row.Status, string(v1alpha1.PhaseReady)) {
-		return problem(http.StatusConflict, "cluster %q is %s: change it once it is Ready", row.Name, row.Status)
-	}
 	p, err := s.providers.Provider(row.Plugin)
 	if err != nil {
 		return problem(http.StatusConflict, "cluster %q: its provider plugin %s is not loaded, so nothing can change it", row.Name, row.Plugin)
@@ -59,20 +52,11 @@ func (s *server) updateCluster(c *fiber.Ctx) error {
 	if err := checkUpdate(info, row, req); err != nil {
 		return err
 	}
-	if err := s.registry.Update(ctx, row.ID, req.NodeCount, req.KubernetesVersion); err != nil {
-		switch {
-		case errors.Is(err, hostclusters.ErrNotConfigured):
-			return problem(http.StatusServiceUnavailable, "%v", err)
-		case errors.Is(err, hostclusters.ErrNoHostCluster):
-			return problem(http.StatusConflict, "cluster %q has no HostCluster on the management cluster, so nothing can change it", row.Name)
-		}
-		return problem(http.StatusBadGateway, "could not change %q on the management cluster: %v; retry", row.Name, err)
+	o, err := s.registry.Update(ctx, row.ID, req.NodeCount, req.KubernetesVersion)
+	if err != nil {
+		return requestProblem(row, "changed", err)
 	}
-	msg := "change requested: the provider plugin moves the cluster to its desired shape; the phase is Updating until it is done"
-	if err := s.store.UpdateStatuses(ctx, []store.StatusUpdate{{ID: row.ID, Status: string(v1alpha1.PhaseUpdating), Message: msg}}); err != nil {
-		return err
-	}
-	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: string(v1alpha1.PhaseUpdating), Message: msg})
+	return c.Status(http.StatusAccepted).JSON(lifecycleResponse{ID: row.ID, Name: row.Name, Status: o.Phase, Message: o.Message})
 }
 
 // checkUpdate asks the SDK what the plugin's Info allows: a capability it

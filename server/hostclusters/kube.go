@@ -2,16 +2,13 @@ package hostclusters
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -76,6 +73,7 @@ func (k *Kube) Create(ctx context.Context, s Spec) error {
 		undo()
 		return fmt.Errorf("create HostCluster %s: %w", s.ID, err)
 	}
+	k.awaitCached(ctx, s.ID, "")
 	return nil
 }
 
@@ -146,89 +144,22 @@ func toObject(s Spec, finalize bool) *unstructured.Unstructured {
 	}}
 }
 
-func observed(o *unstructured.Unstructured) Observed {
-	phase, _, _ := unstructured.NestedString(o.Object, "status", "phase")
-	msg, _, _ := unstructured.NestedString(o.Object, "status", "message")
-	version, _, _ := unstructured.NestedString(o.Object, "status", "kubernetesVersion")
-	nodes, _, _ := unstructured.NestedInt64(o.Object, "status", "nodeCount")
-	ready, _, _ := unstructured.NestedInt64(o.Object, "status", "readyNodeCount")
-	a := o.GetAnnotations()
-	req := a[v1alpha1.TeardownAnnotation]
-	retried, _, _ := unstructured.NestedString(o.Object, "status", "retried")
-	return Observed{Phase: phase, Message: msg, KubernetesVersion: version, NodeCount: int(nodes), ReadyNodeCount: int(ready),
-		TeardownPending: req != "" && a[v1alpha1.TeardownFailedAnnotation] != req,
-		RetryPending:    a[v1alpha1.RetryAnnotation] != "" && a[v1alpha1.RetryAnnotation] != retried}
-}
-
 // Delete removes the HostCluster; the controller's finalizer cleans up.
+// The answer waits for the watch cache to show the deletion.
 func (k *Kube) Delete(ctx context.Context, id string) error {
-	err := k.dyn.Resource(GVR).Namespace(Namespace).Delete(ctx, id, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete HostCluster %s: %w", id, err)
-	}
-	return nil
-}
-
-// Teardown sets the HostCluster's teardown annotation to the current time;
-// a new value is a new request, so asking again retries a failed one.
-func (k *Kube) Teardown(ctx context.Context, id string) error {
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, v1alpha1.TeardownAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
-	_, err := k.dyn.Resource(GVR).Namespace(Namespace).Patch(ctx, id, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("request the teardown of cluster %s: %w", id, ErrNoHostCluster)
-	}
-	if err != nil {
-		return fmt.Errorf("request the teardown of HostCluster %s: %w", id, err)
-	}
-	return nil
-}
-
-// Retry sets the HostCluster's retry annotation to the current time; the
-// controller takes each new value up once. The annotation is written only
-// onto the version read (a failed teardown seen then is refused), so a
-// teardown asked for in between is not hidden by a retry.
-func (k *Kube) Retry(ctx context.Context, id string) error {
 	res := k.dyn.Resource(GVR).Namespace(Namespace)
 	o, err := res.Get(ctx, id, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("retry cluster %s: %w", id, ErrNoHostCluster)
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read HostCluster %s: %w", id, err)
 	}
-	if a := o.GetAnnotations(); a[v1alpha1.TeardownAnnotation] != "" {
-		return fmt.Errorf("retry cluster %s: %w", id, ErrTeardownFailed)
+	err = res.Delete(ctx, id, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete HostCluster %s: %w", id, err)
 	}
-	patch := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, o.GetResourceVersion(),
-		v1alpha1.RetryAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
-	_, err = res.Patch(ctx, id, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-	if err != nil {
-		return fmt.Errorf("request a retry of HostCluster %s: %w", id, err)
-	}
-	return nil
-}
-
-// Update merges the desired node count and version into the HostCluster's
-// spec.
-func (k *Kube) Update(ctx context.Context, id string, nodeCount *int, version string) error {
-	spec := map[string]any{}
-	if nodeCount != nil {
-		spec["nodeCount"] = *nodeCount
-	}
-	if version != "" {
-		spec["kubernetesVersion"] = version
-	}
-	patch, err := json.Marshal(map[string]any{"spec": spec})
-	if err != nil {
-		return err
-	}
-	_, err = k.dyn.Resource(GVR).Namespace(Namespace).Patch(ctx, id, types.MergePatchType, patch, metav1.PatchOptions{})
-	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("change cluster %s: %w", id, ErrNoHostCluster)
-	}
-	if err != nil {
-		return fmt.Errorf("change HostCluster %s: %w", id, err)
-	}
+	k.awaitCached(ctx, id, o.GetResourceVersion())
 	return nil
 }
 

@@ -74,7 +74,9 @@ type Spec struct {
 	AdminUsername           string
 }
 
-// Observed is what the controller last reported for a HostCluster.
+// Observed is a HostCluster's state as the server shows it: the phase
+// v1alpha1.DerivePhase gives for the live object (so a request recorded
+// on it shows at once) and the controller's last report.
 type Observed struct {
 	Phase   string
 	Message string
@@ -83,12 +85,6 @@ type Observed struct {
 	KubernetesVersion string
 	NodeCount         int
 	ReadyNodeCount    int
-	// TeardownPending: a teardown was requested and has not failed (it
-	// runs, or the controller has yet to see it).
-	TeardownPending bool
-	// RetryPending: a retry was requested that the controller has not
-	// taken up yet (the phase still reads Failed).
-	RetryPending bool
 }
 
 // Registry creates, observes and removes HostClusters.
@@ -100,20 +96,42 @@ type Registry interface {
 	// Delete removes the HostCluster; its finalizer cleans up the rest.
 	// Deleting one that does not exist is not an error.
 	Delete(ctx context.Context, id string) error
+	// Exists reads the management cluster itself (not a cache): whether
+	// the HostCluster id is there. The server removes a row only when it
+	// is not (see Orphaned).
+	Exists(ctx context.Context, id string) (bool, error)
 	// Teardown asks the controller to destroy a provisioned cluster's
 	// cloud resources through its plugin, then remove it; asking again
-	// retries a teardown that failed. A missing HostCluster is an error.
-	Teardown(ctx context.Context, id string) error
+	// retries a teardown that failed. It returns the state the request
+	// put the cluster in.
+	Teardown(ctx context.Context, id string) (Observed, error)
 	// Update sets the HostCluster's desired node count (nil keeps it) and
-	// Kubernetes version ("" keeps it); the controller moves the cluster
-	// there through its plugin. A missing HostCluster is an error.
-	Update(ctx context.Context, id string, nodeCount *int, version string) error
+	// Kubernetes version ("" keeps it) of a Ready cluster; the controller
+	// moves the cluster there through its plugin.
+	Update(ctx context.Context, id string, nodeCount *int, version string) (Observed, error)
 	// Retry asks the controller to try a Failed cluster again from the
-	// step that failed. A missing HostCluster is ErrNoHostCluster; one
-	// whose teardown failed is ErrTeardownFailed (ask for the teardown
-	// again instead).
-	Retry(ctx context.Context, id string) error
+	// step that failed. One whose teardown failed is ErrTeardownFailed
+	// (ask for the teardown again instead).
+	Retry(ctx context.Context, id string) (Observed, error)
 }
+
+// Every request (Teardown, Update, Retry) is written onto the version of
+// the HostCluster it was checked against (its resourceVersion), so of two
+// requests that conflict exactly one is accepted: the other is a
+// *RefusedError (the cluster's phase no longer allows it) or ErrChanged.
+// A missing HostCluster is ErrNoHostCluster.
+
+// RefusedError refuses a request the cluster's phase does not allow.
+type RefusedError struct {
+	Phase  string
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+// ErrChanged: the HostCluster changed between the check and the write (a
+// concurrent request won); the caller answers 409 and may ask again.
+var ErrChanged = errors.New("the cluster changed while the request was checked: another request was accepted first; reload and ask again")
 
 // KubeconfigSecretName is the Secret holding a cluster's kubeconfig, the
 // pasted one of a connect or the one a provider returned.
@@ -138,11 +156,20 @@ func (Unconfigured) List(context.Context) (map[string]Observed, error) { return 
 // Delete has nothing to delete.
 func (Unconfigured) Delete(context.Context, string) error { return nil }
 
+// Exists: there is nowhere a HostCluster could be.
+func (Unconfigured) Exists(context.Context, string) (bool, error) { return false, ErrNotConfigured }
+
 // Teardown fails with ErrNotConfigured.
-func (Unconfigured) Teardown(context.Context, string) error { return ErrNotConfigured }
+func (Unconfigured) Teardown(context.Context, string) (Observed, error) {
+	return Observed{}, ErrNotConfigured
+}
 
 // Update fails with ErrNotConfigured.
-func (Unconfigured) Update(context.Context, string, *int, string) error { return ErrNotConfigured }
+func (Unconfigured) Update(context.Context, string, *int, string) (Observed, error) {
+	return Observed{}, ErrNotConfigured
+}
 
 // Retry refuses: without a management cluster there is nothing to retry.
-func (Unconfigured) Retry(context.Context, string) error { return ErrNotConfigured }
+func (Unconfigured) Retry(context.Context, string) (Observed, error) {
+	return Observed{}, ErrNotConfigured
+}

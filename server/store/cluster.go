@@ -74,8 +74,10 @@ func (c *Cluster) conflictSubjects() map[string]string {
 }
 
 // CreateCluster inserts c, filling in its ID when empty and its CreatedAt
-// and UpdatedAt. A clash on name, host or cluster UID is a *ConflictError.
-func (s *Store) CreateCluster(ctx context.Context, c *Cluster) error {
+// and UpdatedAt, and the audit events in the same transaction (their
+// target is c's ID). A clash on name, host or cluster UID is a
+// *ConflictError.
+func (s *Store) CreateCluster(ctx context.Context, c *Cluster, audit ...*AuditEvent) error {
 	if len(c.Name) > MaxClusterNameLength {
 		return fmt.Errorf("create cluster %q: name is longer than %d characters", c.Name, MaxClusterNameLength)
 	}
@@ -84,7 +86,11 @@ func (s *Store) CreateCluster(ctx context.Context, c *Cluster) error {
 	}
 	c.CreatedAt = s.now()
 	c.UpdatedAt = c.CreatedAt
-	if _, err := s.db.NewInsert().Model(c).Exec(ctx); err != nil {
+	err := s.withAudit(ctx, audit, c.ID, func(ctx context.Context, db bun.IDB) error {
+		_, err := db.NewInsert().Model(c).Exec(ctx)
+		return err
+	})
+	if err != nil {
 		if isForeignKeyViolation(err) && c.CredentialID != nil {
 			err = &ConflictError{Field: "credential_id", Message: fmt.Sprintf("credential %q no longer exists", *c.CredentialID), cause: err}
 		}
@@ -142,10 +148,13 @@ func (s *Store) ClustersUsingCredential(ctx context.Context, credentialID string
 	return clusters, nil
 }
 
-// DeleteCluster deletes the cluster with the given ID.
-func (s *Store) DeleteCluster(ctx context.Context, id string) error {
-	res, err := s.db.NewDelete().Model((*Cluster)(nil)).Where("id = ?", id).Exec(ctx)
-	return oneRow(res, err, fmt.Sprintf("delete cluster %q", id), fmt.Sprintf("cluster %q", id))
+// DeleteCluster deletes the cluster with the given ID, and stores the
+// audit events in the same transaction.
+func (s *Store) DeleteCluster(ctx context.Context, id string, audit ...*AuditEvent) error {
+	return s.withAudit(ctx, audit, id, func(ctx context.Context, db bun.IDB) error {
+		res, err := db.NewDelete().Model((*Cluster)(nil)).Where("id = ?", id).Exec(ctx)
+		return oneRow(res, err, fmt.Sprintf("delete cluster %q", id), fmt.Sprintf("cluster %q", id))
+	})
 }
 
 // ClustersStamp changes whenever a cluster row is added, deleted or
