@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -30,27 +31,57 @@ func Create(root string, spec Spec, starter ...string) error {
 	if err := os.MkdirAll(filepath.Dir(c.dir), 0o750); err != nil {
 		return fmt.Errorf("local clusters directory: %w", err)
 	}
-	if err := os.Mkdir(c.dir, 0o700); errors.Is(err, fs.ErrExist) {
-		if st, err := Inspect(root, spec.ID); err != nil || st.Phase != Failed {
+	if _, err := os.Stat(c.dir); err == nil {
+		if st, err := Inspect(root, spec.ID); errors.Is(err, ErrNotFound) {
+			// A directory without its spec is no cluster: an older
+			// plugin's crash between the two. Nothing in it ran.
+			if err := removeDir(c.dir); err != nil {
+				return err
+			}
+		} else if err != nil || st.Phase != Failed {
 			return err // starting or started: the same request again
-		}
-		// A retry of a cluster that failed starts it from scratch: a
-		// cluster that never became Ready has nothing worth keeping.
-		if err := Remove(root, spec.ID); err != nil {
+		} else if err := Remove(root, spec.ID); err != nil {
+			// A retry of a cluster that failed starts it from scratch:
+			// a cluster that never became Ready has nothing worth keeping.
 			return err
 		}
 		return Create(root, spec, starter...)
+	}
+	if err := c.stage(spec); errors.Is(err, fs.ErrExist) {
+		return nil // a concurrent request made it: the same request again
 	} else if err != nil {
-		return fmt.Errorf("local cluster directory: %w", err)
-	}
-	if err := c.setState(state{Phase: Starting, Message: "starting"}); err != nil {
-		return err
-	}
-	if err := writeJSON(c.path("spec.json"), spec); err != nil {
 		return err
 	}
 	_, err = c.spawn("starter", starter[0], append(starter[1:], c.dir)...)
 	return err
+}
+
+// stage makes the cluster's directory with its spec and state in one
+// step: written into a directory beside it (a name CheckID refuses, so no
+// listing takes it for a cluster), then renamed into place. A crash leaves
+// either no cluster or one with its spec, never a directory that no retry
+// can use. Made but never started (a crash before the starter), the
+// cluster reads Failed and a retry starts it again.
+func (c cluster) stage(spec Spec) error {
+	tmp, err := os.MkdirTemp(filepath.Dir(c.dir), "."+filepath.Base(c.dir)+".staging-")
+	if err != nil {
+		return fmt.Errorf("local cluster directory: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; else what was staged
+	staged := cluster{dir: tmp}
+	if err := staged.setState(state{Phase: Starting, Message: "starting"}); err != nil {
+		return err
+	}
+	if err := writeJSON(staged.path("spec.json"), spec); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, c.dir); err != nil {
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+			return fs.ErrExist
+		}
+		return fmt.Errorf("local cluster directory: %w", err)
+	}
+	return nil
 }
 
 // Inspect reports cluster id: ErrNotFound when it has no directory; Failed

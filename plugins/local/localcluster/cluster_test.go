@@ -194,3 +194,44 @@ func deploymentBecomesAvailable(t *testing.T, kubeconfig []byte, nodes int) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// A plugin killed at any point of Create leaves nothing a retry cannot
+// use: a directory without its spec (what an older plugin left between
+// making the directory and writing spec.json) and a cluster staged but
+// never started are both started again by the next Create.
+func TestCreateAfterACrashInItsWindow(t *testing.T) {
+	bin := t.TempDir() // the starter is /bin/true: only Create's own steps are asked
+	cases := map[string]func(root string){
+		"directory without its spec": func(root string) {
+			if err := os.MkdirAll(filepath.Join(root, "c3"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"staged, never started": func(root string) {
+			c, _ := open(root, "c3")
+			if err := c.stage(Spec{ID: "c3", Nodes: 1, BinDir: bin}); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, crash := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			crash(root)
+			if err := Create(root, Spec{ID: "c3", Nodes: 1, BinDir: bin}, "/bin/true"); err != nil {
+				t.Fatalf("Create after the crash: %v", err)
+			}
+			c, _ := open(root, "c3")
+			if s, err := c.readSpec(); err != nil || s.ID != "c3" {
+				t.Errorf("spec after the retry = %+v, %v", s, err)
+			}
+			if c.pid("starter") == 0 {
+				t.Error("the retry did not start the cluster")
+			}
+			left, _ := filepath.Glob(filepath.Join(root, ".*"))
+			if len(left) != 0 {
+				t.Errorf("staging directories left: %v", left)
+			}
+		})
+	}
+}
