@@ -2,19 +2,18 @@ package kubeconfig
 
 import (
 	"fmt"
-	"net/netip"
 	"net/url"
 	"sort"
-	"strings"
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // unsafeRefs lists what, in cfg, would make whoever uses it trust an
 // impostor or reach somewhere other than a cluster's API server: TLS
-// verification turned off, a proxy, a server on a link-local address (a
-// cloud's instance metadata service, 169.254.169.254), user information
-// in the server URL. Each entry says why. Sorted, so messages are stable.
+// verification turned off, a proxy, a server in clear (http://), a server
+// on a cloud's instance metadata service (169.254.169.254 and every
+// spelling and name of it, see metadataHost), user information in the
+// server URL. Each entry says why. Sorted, so messages are stable.
 func unsafeRefs(cfg *clientcmdapi.Config) []string {
 	var out []string
 	for name, cl := range cfg.Clusters {
@@ -33,9 +32,13 @@ func unsafeRefs(cfg *clientcmdapi.Config) []string {
 		if u.User != nil {
 			out = append(out, fmt.Sprintf("cluster %q has user information in its server URL: put credentials in the user, not the URL", name))
 		}
-		if a, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && a.Unmap().IsLinkLocalUnicast() {
-			out = append(out, fmt.Sprintf("cluster %q has its server on link-local address %s, where clouds serve "+
-				"instance metadata and credentials, not Kubernetes", name, a.Unmap()))
+		if u.Scheme == "http" {
+			out = append(out, fmt.Sprintf("cluster %q has an http:// server, so KubeOpera's credential for it would travel "+
+				"in clear: use the API server's https:// address", name))
+		}
+		if where, ok := metadataHost(u.Hostname()); ok {
+			out = append(out, fmt.Sprintf("cluster %q has its server on %s, where clouds serve "+
+				"instance metadata and credentials, not Kubernetes", name, where))
 		}
 	}
 	sort.Strings(out)
