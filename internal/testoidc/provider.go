@@ -70,11 +70,13 @@ func New(t testing.TB) *Provider {
 	if _, err := rand.Read(cfg.CryptoKey[:]); err != nil {
 		t.Fatalf("testoidc: crypto key: %v", err)
 	}
-	provider, err := op.NewProvider(cfg, &storage{p: p, key: key, kid: "testoidc-1"}, op.StaticIssuer(p.URL), op.WithAllowInsecure())
+	st := &storage{p: p, key: key, kid: "testoidc-1"}
+	provider, err := op.NewProvider(cfg, st, op.StaticIssuer(p.URL), op.WithAllowInsecure())
 	if err != nil {
 		t.Fatalf("testoidc: provider: %v", err)
 	}
 	mux.HandleFunc(loginPath, p.login)
+	mux.Handle("/oauth/token", p.reissue(provider, st))
 	mux.Handle("/", provider)
 	return p
 }
@@ -103,8 +105,9 @@ func (p *Provider) SignInAs(subject string) {
 	p.autoLogin = subject
 }
 
-// SetAudience makes ID tokens name aud instead of the client that asked
-// (nil: the client again), as a token minted for another application.
+// SetAudience makes ID tokens name aud (and aud[0] as azp) instead of the
+// client that asked, signed with the provider's key: a token minted for
+// another application. nil brings the client back.
 func (p *Provider) SetAudience(aud []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -165,10 +168,7 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 	a, ok := p.requests[id]
 	if ok && subject != "" {
 		a.subject, a.authTime, a.done = subject, time.Now(), true
-		a.audience = p.audience
-		if a.audience == nil {
-			a.audience = []string{a.clientID}
-		}
+		a.audience = []string{a.clientID}
 	}
 	p.mu.Unlock()
 	switch {
