@@ -80,6 +80,7 @@ func newServerCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&c.PublicMetrics, "public-metrics", os.Getenv("KUBEOPERA_PUBLIC_METRICS") == "true",
 		"serve /metrics without a token (default: a viewer's token is needed; env KUBEOPERA_PUBLIC_METRICS=true)")
 	defaultFlags(cmd, &c.Defaults)
+	ssoFlags(cmd, &c.SSO)
 	cmd.Flags().BoolVar(&withController, "with-controller", false, "also run the host-cluster-controller in this process")
 	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", false, "with --with-controller: elect a leader so only one replica reconciles (default: on with a PostgreSQL --database, off with SQLite)")
 	reconcileFlags(cmd.Flags(), &o)

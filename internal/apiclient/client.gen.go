@@ -920,6 +920,12 @@ type RegisterSelfRequest struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// SSOMethod defines model for SSOMethod.
+type SSOMethod struct {
+	DisplayName string `json:"displayName"`
+	LoginURL    string `json:"loginURL"`
+}
+
 // Session defines model for Session.
 type Session struct {
 	CsrfToken string      `json:"csrfToken"`
@@ -956,6 +962,12 @@ type SetupAdminRequest struct {
 // SetupStatus defines model for SetupStatus.
 type SetupStatus struct {
 	AdminExists bool `json:"adminExists"`
+}
+
+// SignInMethods defines model for SignInMethods.
+type SignInMethods struct {
+	Password bool       `json:"password"`
+	Sso      *SSOMethod `json:"sso,omitempty"`
 }
 
 // SignInRequest defines model for SignInRequest.
@@ -1377,6 +1389,27 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/audit (the `ListAuditEvents` operationId).
 	ListAuditEvents(ctx context.Context, params *ListAuditEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetSignInMethods How one may sign in: password, and single sign-on with its display name when configured
+	//
+	// Anonymous.
+	//
+	// Corresponds with GET /api/v1/auth/methods (the `GetSignInMethods` operationId).
+	GetSignInMethods(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FinishSingleSignOn Where the identity provider sends the browser back: sets the session cookie and answers 303 to the dashboard, or 303 to /signin?sso_error= with the reason
+	//
+	// Anonymous.
+	//
+	// Corresponds with GET /api/v1/auth/oidc/callback (the `FinishSingleSignOn` operationId).
+	FinishSingleSignOn(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartSingleSignOn Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
+	//
+	// Anonymous.
+	//
+	// Corresponds with GET /api/v1/auth/oidc/login (the `StartSingleSignOn` operationId).
+	StartSingleSignOn(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListClusters List clusters, with live phases from their HostClusters
 	//
 	// Needs the viewer role, by a bearer token, or the session cookie.
@@ -1723,6 +1756,57 @@ type ClientInterface interface {
 // Corresponds with GET /api/v1/audit (the `ListAuditEvents` operationId).
 func (c *Client) ListAuditEvents(ctx context.Context, params *ListAuditEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListAuditEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSignInMethods How one may sign in: password, and single sign-on with its display name when configured
+//
+// Anonymous.
+//
+// Corresponds with GET /api/v1/auth/methods (the `GetSignInMethods` operationId).
+func (c *Client) GetSignInMethods(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSignInMethodsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FinishSingleSignOn Where the identity provider sends the browser back: sets the session cookie and answers 303 to the dashboard, or 303 to /signin?sso_error= with the reason
+//
+// Anonymous.
+//
+// Corresponds with GET /api/v1/auth/oidc/callback (the `FinishSingleSignOn` operationId).
+func (c *Client) FinishSingleSignOn(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFinishSingleSignOnRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartSingleSignOn Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
+//
+// Anonymous.
+//
+// Corresponds with GET /api/v1/auth/oidc/login (the `StartSingleSignOn` operationId).
+func (c *Client) StartSingleSignOn(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartSingleSignOnRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -2571,6 +2655,87 @@ func NewListAuditEventsRequest(server string, params *ListAuditEventsParams) (*h
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSignInMethodsRequest constructs an http.Request for the GetSignInMethods method
+func NewGetSignInMethodsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/auth/methods")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewFinishSingleSignOnRequest constructs an http.Request for the FinishSingleSignOn method
+func NewFinishSingleSignOnRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/auth/oidc/callback")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStartSingleSignOnRequest constructs an http.Request for the StartSingleSignOn method
+func NewStartSingleSignOnRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/auth/oidc/login")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -3778,6 +3943,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/audit (the `ListAuditEvents` operationId).
 	ListAuditEventsWithResponse(ctx context.Context, params *ListAuditEventsParams, reqEditors ...RequestEditorFn) (*ListAuditEventsResponse, error)
 
+	// GetSignInMethodsWithResponse How one may sign in: password, and single sign-on with its display name when configured
+	//
+	// Anonymous.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/auth/methods (the `GetSignInMethods` operationId).
+	GetSignInMethodsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSignInMethodsResponse, error)
+
+	// FinishSingleSignOnWithResponse Where the identity provider sends the browser back: sets the session cookie and answers 303 to the dashboard, or 303 to /signin?sso_error= with the reason
+	//
+	// Anonymous.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/auth/oidc/callback (the `FinishSingleSignOn` operationId).
+	FinishSingleSignOnWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*FinishSingleSignOnResponse, error)
+
+	// StartSingleSignOnWithResponse Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
+	//
+	// Anonymous.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/auth/oidc/login (the `StartSingleSignOn` operationId).
+	StartSingleSignOnWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartSingleSignOnResponse, error)
+
 	// ListClustersWithResponse List clusters, with live phases from their HostClusters
 	//
 	// Needs the viewer role, by a bearer token, or the session cookie.
@@ -4227,6 +4419,157 @@ func (r ListAuditEventsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListAuditEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSignInMethodsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SignInMethods
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSignInMethodsResponse) GetJSON200() *SignInMethods {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetSignInMethodsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSignInMethodsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSignInMethodsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSignInMethodsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSignInMethodsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type FinishSingleSignOnResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r FinishSingleSignOnResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r FinishSingleSignOnResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r FinishSingleSignOnResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FinishSingleSignOnResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FinishSingleSignOnResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FinishSingleSignOnResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type StartSingleSignOnResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
+	ApplicationproblemJSON502 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StartSingleSignOnResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON502 returns the response for an HTTP 502 `application/problem+json` response
+func (r StartSingleSignOnResponse) GetApplicationproblemJSON502() *Problem {
+	return r.ApplicationproblemJSON502
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r StartSingleSignOnResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StartSingleSignOnResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartSingleSignOnResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartSingleSignOnResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartSingleSignOnResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6653,6 +6996,51 @@ func (c *ClientWithResponses) ListAuditEventsWithResponse(ctx context.Context, p
 	return ParseListAuditEventsResponse(rsp)
 }
 
+// GetSignInMethodsWithResponse How one may sign in: password, and single sign-on with its display name when configured
+//
+// Anonymous.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/auth/methods (the `GetSignInMethods` operationId).
+func (c *ClientWithResponses) GetSignInMethodsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSignInMethodsResponse, error) {
+	rsp, err := c.GetSignInMethods(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSignInMethodsResponse(rsp)
+}
+
+// FinishSingleSignOnWithResponse Where the identity provider sends the browser back: sets the session cookie and answers 303 to the dashboard, or 303 to /signin?sso_error= with the reason
+//
+// Anonymous.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/auth/oidc/callback (the `FinishSingleSignOn` operationId).
+func (c *ClientWithResponses) FinishSingleSignOnWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*FinishSingleSignOnResponse, error) {
+	rsp, err := c.FinishSingleSignOn(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFinishSingleSignOnResponse(rsp)
+}
+
+// StartSingleSignOnWithResponse Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
+//
+// Anonymous.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/auth/oidc/login (the `StartSingleSignOn` operationId).
+func (c *ClientWithResponses) StartSingleSignOnWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartSingleSignOnResponse, error) {
+	rsp, err := c.StartSingleSignOn(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartSingleSignOnResponse(rsp)
+}
+
 // ListClustersWithResponse List clusters, with live phases from their HostClusters
 //
 // Needs the viewer role, by a bearer token, or the session cookie.
@@ -7331,6 +7719,118 @@ func ParseListAuditEventsResponse(rsp *http.Response) (*ListAuditEventsResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSignInMethodsResponse parses an HTTP response from a GetSignInMethodsWithResponse call
+func ParseGetSignInMethodsResponse(rsp *http.Response) (*GetSignInMethodsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSignInMethodsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SignInMethods
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseFinishSingleSignOnResponse parses an HTTP response from a FinishSingleSignOnWithResponse call
+func ParseFinishSingleSignOnResponse(rsp *http.Response) (*FinishSingleSignOnResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FinishSingleSignOnResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseStartSingleSignOnResponse parses an HTTP response from a StartSingleSignOnWithResponse call
+func ParseStartSingleSignOnResponse(rsp *http.Response) (*StartSingleSignOnResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartSingleSignOnResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON502 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem

@@ -29,6 +29,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/fleet"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
+	"github.com/ochestra-tech/kubeopera/server/oidc"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -113,6 +114,9 @@ type envOpts struct {
 	allowUnsafe bool
 	// publicMetrics serves /metrics without a token (a server setting)
 	publicMetrics bool
+	// sso and passwordsOff are the sign-in settings
+	sso          *oidc.Provider
+	passwordsOff bool
 	// defaults are the platform defaults of connect and provision
 	defaults PipelineDefaults
 }
@@ -186,6 +190,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	e.app = New(Deps{Store: st, Keyring: keys, Providers: sharedHost(t), Registry: reg, Inspector: o.inspector,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, nil)), NoSyncOnRead: o.noSync, Fleet: fl, SetupSecret: testSetupSecret,
 		hashPassword: o.hash, SetupDone: o.setupDone, AllowUnsafeKubeconfigs: o.allowUnsafe, PublicMetrics: o.publicMetrics, Defaults: o.defaults,
+		SSO: o.sso, PasswordsOff: o.passwordsOff,
 		Overview: federation.Options{Timeout: 10 * time.Second, Assess: fleet.Assess}})
 	e.admin = e.token(PlatformAdmin)
 	e.viewer = e.token(Viewer)

@@ -74,6 +74,10 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/session/tokens": {id: "exchangePasswordForToken", tag: "session", errors: []int{401, 429}},
 	"DELETE /api/v1/session":      {id: "signOut", tag: "session", errors: []int{400}},
 
+	"GET /api/v1/auth/methods":       {id: "getSignInMethods", tag: "session"},
+	"GET /api/v1/auth/oidc/login":    {id: "startSingleSignOn", tag: "session", errors: []int{404, 502}},
+	"GET /api/v1/auth/oidc/callback": {id: "finishSingleSignOn", tag: "session", errors: []int{404}},
+
 	"GET /api/v1/clusters":                {id: "listClusters", tag: "clusters", errors: []int{400}, query: clusterQuery},
 	"GET /api/v1/clusters/:id":            {id: "getCluster", tag: "clusters", errors: []int{404}},
 	"GET /api/v1/clusters/:id/kubeconfig": {id: "getClusterKubeconfig", tag: "clusters", errors: []int{404, 409, 502}},
@@ -101,9 +105,12 @@ var opDocs = map[string]opDoc{
 
 func routeKey(r route) string { return r.method + " " + r.path }
 
-// noDatabase are the routes that never read the database, so never answer
-// 503 for it; every other one does while it is down.
-var noDatabase = []string{"GET /healthz", "GET /metrics", "GET /openapi.json"}
+// noDatabase are the routes that never answer 503 for the database: they
+// never read it, or (the SSO callback, a browser navigation) land on the
+// sign-in page with the reason instead; every other one does while it is
+// down.
+var noDatabase = []string{"GET /healthz", "GET /metrics", "GET /openapi.json", "GET /api/v1/auth/methods",
+	"GET /api/v1/auth/oidc/login", "GET /api/v1/auth/oidc/callback"}
 
 // statusesOf is every status r can answer, sorted: its successes, what its
 // handler returns, and what the layers in front of it add: authorize (401

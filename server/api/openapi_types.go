@@ -57,6 +57,8 @@ var componentTypes = map[string]any{
 	"SetupAdmin":           setupAdminResponse{},
 	"SignInRequest":        signInRequest{},
 	"Session":              sessionResponse{},
+	"SignInMethods":        signInMethods{},
+	"SSOMethod":            ssoMethod{},
 	"SessionUser":          sessionUser{},
 	"TokenList":            tokenList{},
 	"TokenCreateRequest":   tokenCreateRequest{},

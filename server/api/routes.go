@@ -43,6 +43,13 @@ var routes = []route{
 	{http.MethodDelete, "/api/v1/session", Viewer, "Sign out: revoke the session and clear its cookie", 204, "", "",
 		(*server).signOut},
 
+	{http.MethodGet, "/api/v1/auth/methods", Anonymous, "How one may sign in: password, and single sign-on with its display name when configured", 200, "", "SignInMethods",
+		(*server).signInMethods},
+	{http.MethodGet, "/api/v1/auth/oidc/login", Anonymous, "Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)", 303, "", "",
+		(*server).oidcLogin},
+	{http.MethodGet, "/api/v1/auth/oidc/callback", Anonymous, "Where the identity provider sends the browser back: sets the session cookie and answers 303 to the dashboard, or 303 to /signin?sso_error= with the reason", 303, "", "",
+		(*server).oidcCallback},
+
 	{http.MethodGet, "/api/v1/clusters", Viewer, "List clusters, with live phases from their HostClusters", 200, "", "ClusterList",
 		(*server).listClusters},
 	{http.MethodGet, "/api/v1/clusters/:id", Viewer, "Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now", 200, "", "ClusterDetail",

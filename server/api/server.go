@@ -25,6 +25,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/inspect"
 	"github.com/ochestra-tech/kubeopera/server/livecache"
+	"github.com/ochestra-tech/kubeopera/server/oidc"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 	"github.com/ochestra-tech/kubeopera/server/web"
@@ -99,6 +100,11 @@ type Deps struct {
 	PublicMetrics bool
 	// Defaults fill what connect and provision leave out.
 	Defaults PipelineDefaults
+	// SSO signs people in through an OpenID Provider (nil: not offered).
+	SSO *oidc.Provider
+	// PasswordsOff refuses sign-in with a local password (break-glass
+	// stays: tokens made with the local CLI).
+	PasswordsOff bool
 }
 
 type server struct {
@@ -134,6 +140,9 @@ type server struct {
 	trustedProxies         []netip.Prefix
 	allowUnsafeKubeconfigs bool
 	defaults               PipelineDefaults
+
+	sso          *oidc.Provider
+	passwordsOff bool
 }
 
 // New returns the API as a fiber app.
@@ -164,6 +173,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	s.overviewOpts.StatusBadge = badge
 	s.sessions = d.Sessions.withDefaults()
 	s.trustedProxies, s.allowUnsafeKubeconfigs, s.defaults = d.TrustedProxies, d.AllowUnsafeKubeconfigs, d.Defaults
+	s.sso, s.passwordsOff = d.SSO, d.PasswordsOff
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -110,6 +110,9 @@ func (s *server) signIn(c *fiber.Ctx) error {
 // 401, a used-up budget 429. Any route that signs someone in with a
 // password goes through it.
 func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.User, error) {
+	if s.passwordsOff {
+		return nil, errPasswordsOff()
+	}
 	if username == "" || password == "" {
 		return nil, invalid(FieldProblem{"username", "username and password are both required"})
 	}
@@ -141,16 +144,26 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 }
 
 func (s *server) startSession(c *fiber.Ctx, u *store.User, now time.Time) error {
+	sess, err := s.newSession(c, u, now)
+	if err != nil {
+		return err
+	}
+	return c.Status(http.StatusCreated).JSON(sessionResponse{User: userOf(u), CSRFToken: sess.CSRFToken, ExpiresAt: &sess.ExpiresAt})
+}
+
+// newSession stores a session for u and sets its cookie: every way of
+// signing in to the dashboard ends here.
+func (s *server) newSession(c *fiber.Ctx, u *store.User, now time.Time) (*store.Session, error) {
 	id, csrf := randomToken(), randomToken()
 	sess := &store.Session{IDHash: HashToken(id), UserID: u.ID, CSRFToken: csrf, CreatedAt: now, LastSeenAt: now,
 		ExpiresAt: now.Add(s.sessions.Absolute)}
 	if err := s.store.CreateSession(c.UserContext(), sess); err != nil {
-		return err
+		return nil, err
 	}
 	c.Cookie(&fiber.Cookie{Name: sessionCookie, Value: id, Path: "/", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode,
 		Secure: c.Protocol() == "https", Expires: sess.ExpiresAt})
 	s.log.Info("signed in", "user_id", u.ID, "username", u.Username, "request_id", requestID(c))
-	return c.Status(http.StatusCreated).JSON(sessionResponse{User: userOf(u), CSRFToken: csrf, ExpiresAt: &sess.ExpiresAt})
+	return sess, nil
 }
 
 // currentSession tells the dashboard who is signed in, and a script who

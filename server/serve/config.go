@@ -55,6 +55,8 @@ type Config struct {
 	// Defaults fill the GitOps repository, path, domain and git
 	// credentials Secret a connect or provision request leaves out.
 	Defaults api.PipelineDefaults
+	// SSO is sign-in through an OpenID Provider.
+	SSO SSOConfig
 }
 
 func (c *Config) databaseDSN() string {

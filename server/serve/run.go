@@ -39,6 +39,10 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if err := c.Defaults.Check(); err != nil {
 		return fmt.Errorf("platform defaults: %w", err)
 	}
+	sso, err := c.SSO.Provider()
+	if err != nil {
+		return err
+	}
 	st, err := OpenStore(ctx, c)
 	if err != nil {
 		return err
@@ -96,7 +100,8 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
 		SetupDone: func(ctx context.Context) { RemoveSetupSecret(ctx, st, c.setupSecretFile(), say) },
 		Web:       web.Dist(), TrustedProxies: proxies,
-		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs, PublicMetrics: c.PublicMetrics, Defaults: c.Defaults})
+		AllowUnsafeKubeconfigs: c.AllowUnsafeKubeconfigs, PublicMetrics: c.PublicMetrics, Defaults: c.Defaults,
+		SSO: sso, PasswordsOff: c.SSO.PasswordsOff})
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)

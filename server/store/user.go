@@ -74,7 +74,10 @@ type User struct {
 // lowercasing its Email. A clash on email, username or super-admin is a
 // *ConflictError with Field "email", "username" or "super_admin"; which one
 // is reported when several clash depends on the database.
-func (s *Store) CreateUser(ctx context.Context, u *User) error {
+func (s *Store) CreateUser(ctx context.Context, u *User) error { return s.createUser(ctx, s.db, u) }
+
+// createUser is CreateUser on db, which may be a transaction.
+func (s *Store) createUser(ctx context.Context, db bun.IDB, u *User) error {
 	if len(u.Username) > MaxUsernameLength {
 		return fmt.Errorf("create user %q: username is longer than %d characters", u.Username, MaxUsernameLength)
 	}
@@ -83,7 +86,7 @@ func (s *Store) CreateUser(ctx context.Context, u *User) error {
 	}
 	u.Email = strings.ToLower(u.Email)
 	u.CreatedAt = s.now()
-	if _, err := s.db.NewInsert().Model(u).Exec(ctx); err != nil {
+	if _, err := db.NewInsert().Model(u).Exec(ctx); err != nil {
 		err = asConflict(err, map[string]string{indexUserEmail: u.Email, indexUserUsername: u.Username})
 		return fmt.Errorf("create user %q: %w", u.Username, err)
 	}

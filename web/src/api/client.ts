@@ -13,6 +13,7 @@ export type HealthScore = S['HealthScore'];
 export type Overview = S['Overview'];
 export type OverviewRow = S['OverviewRow'];
 export type Credential = S['Credential'];
+export type SignInMethods = S['SignInMethods'];
 export type CredentialRequest = S['CredentialRequest'];
 export type ConnectRequest = S['ConnectRequest'];
 export type ProvisionRequest = S['ProvisionRequest'];
@@ -95,6 +96,7 @@ export const api = {
   session: () => request<Session>('GET', '/api/v1/session'),
   signIn: (username: string, password: string) => request<Session>('POST', '/api/v1/session', { username, password }),
   signOut: () => request<void>('DELETE', '/api/v1/session'),
+  signInMethods: () => request<SignInMethods>('GET', '/api/v1/auth/methods'),
   clusters: (q: ClusterQuery = {}) => request<ClusterList>('GET', `/api/v1/clusters${queryString(q)}`),
   cluster: (id: string) => request<ClusterDetail>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
   health: (id: string) => request<HealthScore>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/health`),

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router';
-import { ApiError } from '../api/client';
+import { useQuery } from '@tanstack/react-query';
+import { api, ApiError } from '../api/client';
 import { useAuth } from './session';
 
 /** Only same-app paths are followed after sign-in. */
@@ -13,10 +14,14 @@ export function SignInPage() {
   const [params] = useSearchParams();
   const location = useLocation();
   const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
+  const [pw, setPassword] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const next = safeNext(params.get('next'));
+  const methods = useQuery({ queryKey: ['sign-in-methods'], queryFn: api.signInMethods, staleTime: Infinity });
+  const sso = methods.data?.sso;
+  const password = methods.data?.password ?? true;
+  const ssoError = params.get('sso_error');
 
   if (auth.state === 'signed-in') return <Navigate to={next} replace />;
   const reason = auth.state === 'signed-out' ? auth.reason : undefined;
@@ -26,7 +31,7 @@ export function SignInPage() {
     setBusy(true);
     setError('');
     try {
-      await signIn(username, password);
+      await signIn(username, pw);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
     } finally {
@@ -39,14 +44,25 @@ export function SignInPage() {
       <form className="panel signin-form" onSubmit={submit} aria-labelledby="signin-title" key={location.key}>
         <h1 id="signin-title">Sign in to KubeOpera</h1>
         {reason && !error && <p className="notice" role="status">{reason}</p>}
-        <label htmlFor="username">Username</label>
-        <input id="username" name="username" autoComplete="username" value={username} required
-          onChange={(e) => setUsername(e.target.value)} />
-        <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" value={password} required
-          onChange={(e) => setPassword(e.target.value)} />
-        {error && <p className="error" role="alert">{error}</p>}
-        <button type="submit" className="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        {ssoError && <p className="error" role="alert">{ssoError}</p>}
+        {sso && (
+          // A navigation, not a fetch: the server sends the browser on to the identity provider.
+          <a className="button primary" href={`${sso.loginURL}?next=${encodeURIComponent(next)}`}>
+            Sign in with {sso.displayName}
+          </a>
+        )}
+        {password && (
+          <>
+            <label htmlFor="username">Username</label>
+            <input id="username" name="username" autoComplete="username" value={username} required
+              onChange={(e) => setUsername(e.target.value)} />
+            <label htmlFor="password">Password</label>
+            <input id="password" name="password" type="password" autoComplete="current-password" value={pw} required
+              onChange={(e) => setPassword(e.target.value)} />
+            {error && <p className="error" role="alert">{error}</p>}
+            <button type="submit" className={sso ? '' : 'primary'} disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+          </>
+        )}
       </form>
     </main>
   );
