@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -52,4 +53,34 @@ func TestLockedDatabaseAnswers503SoonAndReadyzSeesIt(t *testing.T) {
 	}
 	code, out := e.do(http.MethodPost, "/api/v1/credentials", e.admin, body)
 	mustStatus(t, "the write once the lock is gone", code, out, http.StatusCreated)
+}
+
+// On PostgreSQL, a table another session holds locked answers a ping but
+// holds every write: /readyz says not ready within 5 s, and ready again
+// once the lock is gone.
+func TestReadyzSeesALockedPostgresTable(t *testing.T) {
+	e := newEnv(t, envOpts{postgres: true})
+	other := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(e.dsn)))
+	defer other.Close()
+	ctx := context.Background()
+	tx, err := other.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE clusters IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, body := e.do(http.MethodGet, "/readyz", "", nil)
+	took := time.Since(start)
+	if code != http.StatusServiceUnavailable || took > 5*time.Second {
+		t.Errorf("/readyz while clusters is locked: %d %s after %s; want 503 within 5 s", code, body, took)
+	}
+	t.Logf("/readyz on a locked table: %d after %s", code, took.Round(time.Millisecond))
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := e.do(http.MethodGet, "/readyz", "", nil); code != http.StatusOK {
+		t.Errorf("/readyz once the lock is gone: %d %s", code, body)
+	}
 }

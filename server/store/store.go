@@ -35,6 +35,10 @@ const sqliteBusyTimeout = 5 * time.Second
 // sqliteReadyProbe is how long Ready waits for SQLite's write lock.
 const sqliteReadyProbe = 500 * time.Millisecond
 
+// postgresReadyProbe is how long Ready waits for a write's table locks on
+// PostgreSQL: /readyz answers within the probes' usual 5 s.
+const postgresReadyProbe = time.Second
+
 // Store is a handle on the KubeOpera database. It is safe for concurrent use.
 type Store struct {
 	db      *bun.DB
@@ -153,9 +157,22 @@ func (s *Store) Ping(ctx context.Context) error {
 // Ready checks that the database answers and, for SQLite, that a write
 // could start now: a file another process holds locked still answers
 // reads, but every change would wait and fail.
+//
+// On PostgreSQL a table another session holds locked (a migration, a
+// LOCK TABLE, a long ALTER) answers a ping but would hold every request
+// that writes it: Ready takes, for an instant, the lock a write takes on
+// the tables requests write, waiting at most postgresReadyProbe.
 func (s *Store) Ready(ctx context.Context) error {
 	if s.dialect != DialectSQLite {
-		return s.db.PingContext(ctx)
+		return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", postgresReadyProbe.Milliseconds())); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE clusters, api_tokens, users, sessions, audit_events IN ROW EXCLUSIVE MODE"); err != nil {
+				return fmt.Errorf("take a write's lock on the tables requests write: %w", err)
+			}
+			return nil
+		})
 	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
