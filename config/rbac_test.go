@@ -11,8 +11,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -96,7 +98,7 @@ func TestServiceAccountsHoldExactlyWhatTheirWorkNeeds(t *testing.T) {
 	server := impersonate(t, sb.Config, "kubeopera-server")
 	ctl := impersonate(t, sb.Config, "kubeopera-controller")
 
-	reg := serverHandsOverACluster(ctx, t, server, sb.Kubeconfig)
+	reg := serverHandsOverACluster(ctx, t, server, sb.Config, sb.Kubeconfig)
 	server.noneRefused(t, "kubeopera-server")
 	controllerReconciles(ctx, t, ctl, server, reg)
 	jobRunnerRuns(ctx, t, ctl)
@@ -120,7 +122,7 @@ func TestServiceAccountsHoldExactlyWhatTheirWorkNeeds(t *testing.T) {
 // (its own cluster's identity, nodes and health), and on a connect (the
 // kubeconfig Secret and the HostCluster), then syncs on read and shows the
 // cluster's page.
-func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, kubeconfig []byte) *hostclusters.Kube {
+func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, admin *rest.Config, kubeconfig []byte) *hostclusters.Kube {
 	t.Helper()
 	reg, err := hostclusters.NewKube(a.cfg)
 	if err != nil {
@@ -152,22 +154,29 @@ func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, kube
 		t.Errorf("Detail (the cluster page's conditions and events): found %v, %v", found, err)
 	}
 	// A cluster's requests (scale or upgrade, retry, teardown) are patches
-	// of its HostCluster; c2 is gone before the controller starts.
-	if err := reg.Create(ctx, hostclusters.Spec{ID: "c2", Mode: hostclusters.ConnectExisting, Provider: "aws", Region: "eu-north-1", Kubeconfig: kubeconfig}); err != nil {
-		t.Fatalf("Create c2: %v", err)
+	// of its HostCluster, each accepted only in a phase that allows it:
+	// c2 has failed (a retry, then a teardown), c3 is Ready (a scale). Both
+	// are gone before the controller starts.
+	for id, cond := range map[string]string{"c2": "Stalled", "c3": "Ready"} {
+		if err := reg.Create(ctx, hostclusters.Spec{ID: id, Mode: hostclusters.ConnectExisting, Provider: "aws", Region: "eu-north-1", Kubeconfig: kubeconfig}); err != nil {
+			t.Fatalf("Create %s: %v", id, err)
+		}
+		setCondition(ctx, t, admin, id, cond)
 	}
-	two := 2
-	if err := reg.Update(ctx, "c2", &two, ""); err != nil {
-		t.Errorf("Update (a scale): %v", err)
-	}
-	if err := reg.Retry(ctx, "c2"); err != nil {
+	if _, err := reg.Retry(ctx, "c2"); err != nil {
 		t.Errorf("Retry: %v", err)
 	}
-	if err := reg.Teardown(ctx, "c2"); err != nil {
+	if _, err := reg.Teardown(ctx, "c2"); err != nil {
 		t.Errorf("Teardown: %v", err)
 	}
-	if err := reg.Delete(ctx, "c2"); err != nil {
-		t.Errorf("Delete c2: %v", err)
+	two := 2
+	if _, err := reg.Update(ctx, "c3", &two, ""); err != nil {
+		t.Errorf("Update (a scale): %v", err)
+	}
+	for _, id := range []string{"c2", "c3"} {
+		if err := reg.Delete(ctx, id); err != nil {
+			t.Errorf("Delete %s: %v", id, err)
+		}
 	}
 	return reg
 }
@@ -261,5 +270,22 @@ func waitFor(ctx context.Context, t *testing.T, what string, cond func() (bool, 
 	})
 	if err != nil {
 		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
+	}
+}
+
+// setCondition writes, as the controller would (with the test's own
+// rights), condition typ True for HostCluster id's current generation.
+func setCondition(ctx context.Context, t *testing.T, admin *rest.Config, id, typ string) {
+	t.Helper()
+	res := dynamic.NewForConfigOrDie(admin).Resource(hostclusters.GVR).Namespace(hostclusters.Namespace)
+	o, err := res.Get(ctx, id, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedSlice(o.Object, []any{map[string]any{"type": typ, "status": "True", "reason": "Test", "message": "test",
+		"lastTransitionTime": "2026-12-01T00:00:00Z", "observedGeneration": o.GetGeneration()}}, "status", "conditions")
+	_ = unstructured.SetNestedField(o.Object, o.GetGeneration(), "status", "observedGeneration")
+	if _, err := res.UpdateStatus(ctx, o, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

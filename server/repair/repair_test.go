@@ -56,8 +56,14 @@ func openStore(t *testing.T, dsn string) *store.Store {
 }
 
 func hostCluster(id, name string, mode v1.Mode) *v1.HostCluster {
-	return &v1.HostCluster{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: v1.Namespace},
+	hc := &v1.HostCluster{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: v1.Namespace},
 		Spec: v1.HostClusterSpec{DisplayName: name, Mode: mode, Provider: "aws", Region: "eu-north-1"}}
+	if mode == v1.ModeConnectExisting {
+		hc.Spec.ConnectKubeconfigSecretRef = &v1.SecretKeyRef{Name: "hostcluster-" + id + "-kubeconfig", Key: "kubeconfig"}
+	} else {
+		hc.Spec.Provisioning = &v1.Provisioning{Plugin: "aws-eks"}
+	}
+	return hc
 }
 
 // After a crash between the two writes, or a failure to undo the first,
@@ -96,6 +102,7 @@ func TestSweepRepairsBothDirections(t *testing.T) {
 			if err := k.Create(ctx, hostCluster(p+"-lost", p+"-ready", v1.ModeProvisionEKS)); err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { _ = k.Delete(context.Background(), hostCluster(p+"-lost", "", "")) })
 			dying := hostCluster(p+"-dying", p+"-dying", v1.ModeConnectExisting)
 			dying.Finalizers = []string{"kubeopera.io/cleanup"}
 			if err := k.Create(ctx, dying); err != nil {
