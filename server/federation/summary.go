@@ -1,19 +1,24 @@
 package federation
 
+import (
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/server/health"
+)
+
 // summarize totals rows; only reachable rows contribute usage and nodes.
 func summarize(rows []Row, currency string) Summary {
 	s := Summary{Clusters: len(rows), Currency: currency}
 	reachable := 0
 	cpu := 0.0
 	for _, r := range rows {
-		if r.Status == "Ready" {
+		if r.Status == string(v1alpha1.PhaseReady) {
 			s.Ready++
 		}
 		if !r.Reachable {
 			continue
 		}
 		reachable++
-		if r.Badge == "green" {
+		if r.Badge == health.BadgeGreen {
 			s.Healthy++
 		}
 		s.NodesReady += r.NodesReady
