@@ -55,7 +55,7 @@ generate: tools
 	$(TOOLS)/controller-gen crd paths=./host/api/... output:crd:dir=config/crd/bases
 	$(TOOLS)/controller-gen rbac:roleName=kubeopera-controller paths=./host/controller/... output:rbac:dir=config/rbac
 	$(TOOLS)/buf generate
-	$(GO) run ./hack/openapi > web/openapi.json
+	$(MAKE) web-types
 	$(TOOLS)/oapi-codegen -config internal/apiclient/oapi-codegen.yaml web/openapi.json
 	$(MAKE) chart-sync
 
@@ -71,7 +71,7 @@ chart-sync:
 	cp config/server/rbac.yaml $(CHART)/files/rbac/server-rbac.yaml
 
 # CI: regenerate and fail when the committed code differs.
-GENERATED := sdk/internal/proto host/api config/crd config/rbac web/openapi.json internal/apiclient $(CHART)/crds $(CHART)/files
+GENERATED := sdk/internal/proto host/api config/crd config/rbac web/openapi.json web/src/api/schema.ts internal/apiclient $(CHART)/crds $(CHART)/files
 check-generated: generate
 	@git diff --exit-code -- $(GENERATED) && \
 		test -z "$$(git status --porcelain -- $(GENERATED))" || \
@@ -166,15 +166,16 @@ bench: testbin
 	@$(GO) run ./hack/benchsummary < $(BENCHLOG)
 
 # Run the product on its embedded defaults: the REST API on SQLite in ./data,
-# listening on 127.0.0.1:8080, with the plugins in bin/plugins.
+# listening on 127.0.0.1:8080 (LISTEN=host:port for another), with the
+# plugins in bin/plugins.
 run: build
-	$(BIN)/kubeopera server
+	$(BIN)/kubeopera server $(if $(LISTEN),--listen $(LISTEN))
 
 # The whole platform on this machine (management sandbox, server, controller,
 # git server, Flux chart repository, Flux controllers, the local provider)
 # until Ctrl-C, which removes everything.
 dev: build testbin
-	$(BIN)/kubeopera dev --plugin-dir $(BIN)/plugins
+	$(BIN)/kubeopera dev --plugin-dir $(BIN)/plugins $(if $(LISTEN),--listen $(LISTEN))
 
 # The container image ghcr.io/ochestra-tech/kubeopera:$(VERSION), built
 # without a container runtime (hack/image, go-containerregistry, as ko
@@ -189,10 +190,21 @@ image:
 	cd hack/image && $(GO) run . -binary $(BIN)/image/stage/kubeopera -plugins $(BIN)/image/stage/plugins \
 		-version $(VERSION) -revision "$(REVISION)" -out $(BIN)/image
 
-# The dashboard (web/, Node 20 or newer): npm ci and the production build
-# into server/web/dist, which the CLI embeds.
-web:
-	cd web && npm ci --no-audit --no-fund && npm run build
+# The dashboard (web/, Node 20 or newer): the production build into
+# server/web/dist, which the CLI embeds. Rebuilt only when web/ changed
+# (the sources, the document and its types, the lock); npm ci runs only
+# when the lock changed (a stamp in node_modules), so a warm build of an
+# unchanged dashboard costs nothing.
+WEB_INSTALLED := web/node_modules/.kubeopera-installed
+WEB_SOURCES := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig.json web/openapi.json web/package.json -type f 2>/dev/null)
+web: server/web/dist/index.html
+
+$(WEB_INSTALLED): web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	@touch $@
+
+server/web/dist/index.html: $(WEB_INSTALLED) $(WEB_SOURCES)
+	cd web && npm run build
 
 # The API document under redocly's recommended-strict rules (web/redocly.yaml,
 # web/.redocly.lint-ignore.yaml) and spectral's oas ruleset
@@ -202,10 +214,12 @@ lint-openapi:
 	cd web && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint openapi.json && \
 		npx spectral lint openapi.json --fail-severity=warn
 
-# Regenerate the dashboard's API types from the server's OpenAPI document.
-web-types:
+# Regenerate the dashboard's API types from the server's OpenAPI document
+# (part of generate, so its drift is checked; `npm run gen:api` is the same
+# command).
+web-types: $(WEB_INSTALLED)
 	$(GO) run ./hack/openapi > web/openapi.json
-	cd web && npx openapi-typescript ./openapi.json --enum-values --redocly redocly.types.yaml -o src/api/schema.ts
+	cd web && npm run --silent gen:api
 
 # The dashboard: first the Vitest unit tests of its pure pieces
 # (web/src/**/*.test.ts*), then in a real browser: the Playwright suite
