@@ -71,3 +71,33 @@ func TestOnlyTheAccountsOwnValidCredentialIsAKnownDevice(t *testing.T) {
 		t.Errorf("8 wrong passwords with the admin's session: %v, want 5 × 401 then 429", codes)
 	}
 }
+
+// `kubeopera users unlock USERNAME` clears the account's counts from every
+// client and every known device.
+func TestUnlockAccountClearsItsCountsFromEveryClientAndDevice(t *testing.T) {
+	eachSessionStore(t, SessionOptions{}, func(t *testing.T, e *sessionEnv) {
+		e.user("admin", PlatformAdmin)
+		_, cookie, _ := e.signIn("admin", "correct-horse-battery", "X-Forwarded-For", "198.51.100.20")
+		ways := map[string][]string{
+			"from 203.0.113.7":             {"X-Forwarded-For", "203.0.113.7"},
+			"from 2001:db8:1:2::9":         {"X-Forwarded-For", "2001:db8:1:2::9"},
+			"with the session of a device": {"X-Forwarded-For", "203.0.113.8", "Cookie", sessionCookie + "=" + cookie.Value},
+		}
+		for way, h := range ways {
+			for range 6 {
+				e.signIn("admin", "wrong-password-here", h...)
+			}
+			if code, _, _ := e.signIn("admin", "correct-horse-battery", h...); code != http.StatusTooManyRequests {
+				t.Fatalf("right password %s after 6 wrong: %d, want 429", way, code)
+			}
+		}
+		if n, err := UnlockAccount(context.Background(), e.st, "admin"); err != nil || n < len(ways) {
+			t.Fatalf("UnlockAccount = %d, %v; want at least %d counters", n, err, len(ways))
+		}
+		for way, h := range ways {
+			if code, _, _ := e.signIn("admin", "correct-horse-battery", h...); code != http.StatusCreated {
+				t.Errorf("right password %s after the unlock: %d, want 201", way, code)
+			}
+		}
+	})
+}
