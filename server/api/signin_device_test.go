@@ -10,7 +10,10 @@ import (
 // Only a valid credential of an earlier password sign-in of the same
 // account lets a request past the limits of an address guessers hold.
 func TestOnlyTheAccountsOwnValidCredentialIsAKnownDevice(t *testing.T) {
-	e := newSessionEnv(t, SessionOptions{})
+	eachSessionStore(t, SessionOptions{}, func(t *testing.T, e *sessionEnv) { e.knownDevices(t) })
+}
+
+func (e *sessionEnv) knownDevices(t *testing.T) {
 	e.user("admin", PlatformAdmin)
 	e.user("ops", Viewer)
 	const home, nat = "198.51.100.20", "203.0.113.7"
