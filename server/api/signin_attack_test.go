@@ -84,8 +84,7 @@ func (e *sessionEnv) attack(ctx context.Context, user string, workers int, addr 
 			}
 		}()
 	}
-	go func() { <-ctx.Done(); wg.Wait() }()
-	e.t.Cleanup(wg.Wait)
+	e.t.Cleanup(wg.Wait) // the workers end with ctx
 	return &tl
 }
 
