@@ -109,6 +109,16 @@ func (c *cliConfig) context(name string) (*cliContext, error) {
 	return &c.Contexts[i], nil
 }
 
+// tokenFor is the token of the stored context that has ctx's name and
+// server, or "".
+func (c *cliConfig) tokenFor(ctx cliContext) string {
+	i := slices.IndexFunc(c.Contexts, func(x cliContext) bool { return x.Name == ctx.Name && x.Server == ctx.Server })
+	if i < 0 {
+		return ""
+	}
+	return c.Contexts[i].Token
+}
+
 // put adds or replaces the context of the same name and makes it current.
 func (c *cliConfig) put(ctx cliContext) {
 	c.Contexts = slices.DeleteFunc(c.Contexts, func(x cliContext) bool { return x.Name == ctx.Name })

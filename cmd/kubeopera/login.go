@@ -31,7 +31,9 @@ func newLoginCommand() *cobra.Command {
 		Long: "Sign in to the KubeOpera server at SERVER (https://kubeopera.example.com). The password\n" +
 			"(prompted for, or the first line of standard input with --password-stdin) is exchanged for\n" +
 			"an API token of your role that expires (--ttl); it goes through the same limits as the\n" +
-			"dashboard's sign-in. With --token, an existing API token is checked and kept instead.\n" +
+			"dashboard's sign-in (logging in again to a context sends the token it holds, so others'\n" +
+			"guesses from your address do not hold you back). With --token, an existing API token is\n" +
+			"checked and kept instead.\n" +
 			"The token is stored with the server's URL in a context of the per-user configuration file\n" +
 			"($KUBEOPERA_CONFIG, default ~/.config/kubeopera/config.yaml, mode 0600), which becomes current.",
 		Args: cobra.ExactArgs(1),
@@ -56,15 +58,15 @@ func login(cmd *cobra.Command, server string, o loginOptions) error {
 	if ctx.Name == "" {
 		ctx.Name = u.Host
 	}
+	cfg, path, err := loadConfig()
+	if err != nil {
+		return err
+	}
 	if o.token != "" {
 		if err := checkToken(cmd, &ctx, o.token); err != nil {
 			return err
 		}
-	} else if err := exchangePassword(cmd, &ctx, o); err != nil {
-		return err
-	}
-	cfg, path, err := loadConfig()
-	if err != nil {
+	} else if err := exchangePassword(cmd, &ctx, o, cfg.tokenFor(ctx)); err != nil {
 		return err
 	}
 	cfg.put(ctx)
@@ -93,7 +95,11 @@ func checkToken(cmd *cobra.Command, ctx *cliContext, token string) error {
 	return nil
 }
 
-func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions) error {
+// exchangePassword signs in with a password for a new token. It sends the
+// token the context has from an earlier login (known, "" for none) along:
+// the server's sign-in limits let the device of an earlier sign-in past
+// the attempts of others on the account, say behind the same NAT.
+func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions, known string) error {
 	in := bufio.NewReader(cmd.InOrStdin())
 	username := o.username
 	if username == "" && !o.passwordStdin {
@@ -111,7 +117,7 @@ func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions) error
 	if err != nil {
 		return err
 	}
-	cl, err := newAPIClient(ctx.Server, "")
+	cl, err := newAPIClient(ctx.Server, known)
 	if err != nil {
 		return err
 	}

@@ -77,9 +77,10 @@ func newUsersUnlockCommand() *cobra.Command {
 		Use:   "unlock [USERNAME]",
 		Short: "Clear the failed sign-ins of an account or of a client address",
 		Long: "Sign-in attempts are counted per account and address, per address, and per account (whose\n" +
-			"attempts past the first few are spaced by growing delays). `unlock USERNAME` clears the\n" +
-			"account's counts from every address; `unlock --address IP` clears an address's counts for\n" +
-			"every account.",
+			"attempts past the first few are spaced by growing delays for addresses that failed on it);\n" +
+			"an IPv6 address counts as its /64. `unlock USERNAME` clears the account's counts from every\n" +
+			"address and device; `unlock --address IP` clears an address's (an IPv6 address: its /64)\n" +
+			"counts for every account.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) == 1) == (address != "") {

@@ -119,7 +119,8 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 	if f := checkUsername("username", username); f != nil {
 		return nil, invalid(*f) // no account can have it: not worth a counter
 	}
-	if err := s.reserveSignIn(c, username); err != nil {
+	attempt, err := s.reserveSignIn(c, username)
+	if err != nil {
 		return nil, err
 	}
 	// Past the limit, the attempt is worth a row in the audit log.
@@ -136,7 +137,7 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 		s.log.Info("sign-in failed", "username", username, "request_id", requestID(c))
 		return nil, problem(http.StatusUnauthorized, "wrong username or password")
 	}
-	if err := s.signedIn(c, username); err != nil {
+	if err := s.signedIn(c, attempt); err != nil {
 		return nil, err
 	}
 	c.Locals(auditTargetKey, u.ID)

@@ -132,17 +132,18 @@ func TestGuessesLockTheGuessersAddressNotTheAccount(t *testing.T) {
 		if code, _, _ := e.signIn("admin", "correct-horse-battery", "X-Forwarded-For", guesser); code != http.StatusTooManyRequests {
 			t.Errorf("right password from the guesser's address: %d, want 429", code)
 		}
-		// The owner, elsewhere, waits a second (the account's attempts are
-		// spaced once past its free ones), not the window's 15 minutes.
-		if code, _, _ := e.signIn("admin", "correct-horse-battery", "X-Forwarded-For", owner); code != http.StatusTooManyRequests {
-			t.Errorf("right password from elsewhere at once: %d, want 429 (spaced)", code)
-		}
-		e.advance(time.Second)
+		// The owner, elsewhere, has never failed on the account: the
+		// account's spacing does not hold them back.
 		if code, _, _ := e.signIn("admin", "correct-horse-battery", "X-Forwarded-For", owner); code != http.StatusCreated {
-			t.Errorf("right password from elsewhere a second later: %d, want 201", code)
+			t.Errorf("right password from elsewhere at once: %d, want 201", code)
 		}
+		// The guesser's refusals counted: a window after its first guesses
+		// it is still refused, since it kept trying.
+		e.advance(14 * time.Minute)
+		e.signIn("admin", "wrong-password-here", "X-Forwarded-For", guesser)
+		e.advance(2 * time.Minute)
 		if code, _, _ := e.signIn("admin", "correct-horse-battery", "X-Forwarded-For", guesser); code != http.StatusTooManyRequests {
-			t.Errorf("the guesser's address after the owner signed in: %d, want still 429", code)
+			t.Errorf("the guesser's address 16 minutes on, having kept trying: %d, want still 429", code)
 		}
 		// An administrator unlocks the address.
 		if n, err := UnlockAddress(context.Background(), e.st, guesser); err != nil || n == 0 {
@@ -154,33 +155,42 @@ func TestGuessesLockTheGuessersAddressNotTheAccount(t *testing.T) {
 	})
 }
 
-func TestSpacingGrowsWithEachGuessFromManyAddresses(t *testing.T) {
-	e := newSessionEnv(t, SessionOptions{PerAccount: 2})
+func TestSpacingHoldsBackOnlyAddressesThatFailedOnTheAccount(t *testing.T) {
+	e := newSessionEnv(t, SessionOptions{})
 	e.user("admin", PlatformAdmin)
-	guess := func(i int) int {
-		code, _, _ := e.signIn("admin", "wrong-password-here", "X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i))
-		return code
-	}
-	for i := range 2 {
-		if code := guess(i); code != http.StatusUnauthorized {
-			t.Fatalf("free guess %d: %d", i+1, code)
+	x := func(i int) string { return fmt.Sprintf("203.0.113.%d", i) }
+	step := func(what string, addr string, want int) {
+		t.Helper()
+		if code, _, _ := e.signIn("admin", "wrong-password-here", "X-Forwarded-For", addr); code != want {
+			t.Fatalf("%s: %d, want %d", what, code, want)
 		}
 	}
-	for i, wait := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
-		e.advance(wait - time.Millisecond)
-		if code := guess(10 + i); code != http.StatusTooManyRequests {
-			t.Fatalf("guess %d just before its %s: %d, want 429", i+3, wait, code)
-		}
-		e.advance(time.Millisecond)
-		if code := guess(20 + i); code != http.StatusUnauthorized {
-			t.Fatalf("guess %d after %s: %d, want 401", i+3, wait, code)
-		}
+	for i := range 5 { // the account's 5 free failures
+		step("a first guess", x(i), http.StatusUnauthorized)
 	}
+	// Past them, an address that failed waits after its own last attempt:
+	// 1 s, 2 s, 4 s, ... as the account's failures grow.
+	e.advance(time.Second)
+	step("x0 1 s after its last (1 s spacing)", x(0), http.StatusUnauthorized)
+	step("x1 1 s after its last (2 s spacing)", x(1), http.StatusTooManyRequests)
+	// The refusal counted: x1's 2 s start again from it, and again from
+	// each refusal after it.
+	e.advance(time.Second)
+	step("x1 2 s after its first guess, 1 s after its refusal", x(1), http.StatusTooManyRequests)
+	e.advance(2 * time.Second)
+	step("x1 2 s after its last refusal", x(1), http.StatusUnauthorized)
+	// An address new to the account is checked at once, however many
+	// failures the account has had.
+	step("a new address", "198.51.100.7", http.StatusUnauthorized)
+	// 8 failures, 4 past the free ones: 8 s after x2's last (4 s ago).
+	step("x2 4 s after its last (8 s spacing)", x(2), http.StatusTooManyRequests)
+	e.advance(8 * time.Second)
+	step("x2 8 s after its refusal", x(2), http.StatusUnauthorized)
 	if n, err := UnlockAccount(context.Background(), e.st, "admin"); err != nil || n < 1 {
 		t.Fatalf("UnlockAccount = %d, %v", n, err)
 	}
-	if code, _, _ := e.signIn("admin", "correct-horse-battery", "X-Forwarded-For", "203.0.113.200"); code != http.StatusCreated {
-		t.Errorf("after unlocking the account: %d", code)
+	if code, _, _ := e.signIn("admin", "correct-horse-battery", "X-Forwarded-For", x(1)); code != http.StatusCreated {
+		t.Errorf("after unlocking the account, from x1: %d, want 201", code)
 	}
 }
 
@@ -206,7 +216,7 @@ func TestForwardedHeadersCountOnlyFromTrustedProxies(t *testing.T) {
 func TestClientAddressIsTheLastHopNotATrustedProxy(t *testing.T) {
 	s := &server{trustedProxies: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/32"), netip.MustParsePrefix("10.0.0.0/8")}}
 	app := fiber.New()
-	app.Get("/", func(c *fiber.Ctx) error { return c.SendString(s.clientAddr(c)) })
+	app.Get("/", func(c *fiber.Ctx) error { return c.SendString(s.clientAddr(c).String()) })
 	for _, tc := range []struct{ xff, want string }{
 		{"", "0.0.0.0"},
 		{"198.51.100.1", "198.51.100.1"},
@@ -214,6 +224,10 @@ func TestClientAddressIsTheLastHopNotATrustedProxy(t *testing.T) {
 		{"6.6.6.6, 198.51.100.1, 10.1.2.3", "198.51.100.1"},
 		{"::ffff:198.51.100.2", "198.51.100.2"},
 		{"not-an-ip, 10.1.2.3", "10.1.2.3"},
+		// Some proxies append the client's port (issue 42, M2).
+		{"198.51.100.3:4711", "198.51.100.3"},
+		{"6.6.6.6, [2001:db8::7]:4711, 10.1.2.3:80", "2001:db8::7"},
+		{"[::ffff:198.51.100.4]:443", "198.51.100.4"},
 	} {
 		req := httptest.NewRequest(http.MethodGet, "/", nil)
 		if tc.xff != "" {

@@ -60,7 +60,7 @@ func (s *server) createToken(c *fiber.Ctx) error {
 	if err := collect(checks...); err != nil {
 		return err
 	}
-	return s.issueToken(c, r.Name, r.Role, time.Duration(r.TTLSeconds)*time.Second, who(c).Name)
+	return s.issueToken(c, r.Name, r.Role, time.Duration(r.TTLSeconds)*time.Second, nil)
 }
 
 // exchangeToken is POST /session/tokens: the CLI's login. The password
@@ -86,14 +86,19 @@ func (s *server) exchangeToken(c *fiber.Ctx) error {
 	if name == "" {
 		name = "login:" + u.Username
 	}
-	return s.issueToken(c, name, Role(u.Role), ttl, u.Username)
+	return s.issueToken(c, name, Role(u.Role), ttl, u)
 }
 
 // issueToken stores a new token and answers 201 with it; the request's
-// principal becomes the token's issuer, so the audit log names them.
-func (s *server) issueToken(c *fiber.Ctx, name string, role Role, ttl time.Duration, by string) error {
+// principal, or for a login token the user who signed in (signedIn), becomes
+// the token's issuer, so the audit log names them.
+func (s *server) issueToken(c *fiber.Ctx, name string, role Role, ttl time.Duration, signedIn *store.User) error {
 	token, hash := NewToken()
 	t := &store.Token{Name: name, Role: string(role), Hash: hash}
+	by := who(c).Name
+	if signedIn != nil {
+		t.UserID, by = signedIn.ID, signedIn.Username
+	}
 	if ttl > 0 {
 		// authorize judges tokens by the wall clock, not the sessions'.
 		exp := time.Now().UTC().Truncate(time.Microsecond).Add(ttl)

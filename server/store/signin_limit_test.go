@@ -47,28 +47,78 @@ func TestReserveSignInCountsWithinTheWindowAllOrNone(t *testing.T) {
 	})
 }
 
-func TestReserveSignInBacksOffInsteadOfLocking(t *testing.T) {
+func TestReserveSignInPacesOnlySubjectsThatHaveTried(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-		l := SignInLimit{Subject: "account:admin", Max: 2, Window: time.Hour,
-			Backoff: func(over int) time.Duration { return time.Duration(over) * 10 * time.Second }}
-		for i := range 2 {
-			if err := s.ReserveSignIn(ctx, t0, l); err != nil {
+		account := SignInLimit{Subject: "account:admin", Window: time.Hour}
+		from := func(addr string) []SignInLimit {
+			return []SignInLimit{account, {Subject: "address:" + addr + "/account:admin", Window: time.Hour,
+				Pace: &Pace{Of: account.Subject, After: 2, Delay: func(over int) time.Duration { return time.Duration(over) * 10 * time.Second }}}}
+		}
+		for i, addr := range []string{"192.0.2.1", "192.0.2.2"} {
+			if err := s.ReserveSignIn(ctx, t0, from(addr)...); err != nil {
 				t.Fatalf("free attempt %d: %v", i+1, err)
 			}
 		}
-		if th, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(5*time.Second), l)); !ok || th.RetryAfter != 5*time.Second {
-			t.Fatalf("third attempt 5 s later: %v, want a 5 s wait", th)
+		// The account has had its 2: an address that tried waits 10 s
+		// after its own last attempt ...
+		if th, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(5*time.Second), from("192.0.2.1")...)); !ok || th.RetryAfter != 5*time.Second {
+			t.Fatalf("192.0.2.1 again 5 s later: %v, want a 5 s wait", th)
 		}
-		if err := s.ReserveSignIn(ctx, t0.Add(10*time.Second), l); err != nil {
-			t.Fatalf("third attempt 10 s later: %v", err)
+		// ... an address that never tried does not, and its attempt makes
+		// the account 2 past its 2: 20 s.
+		if err := s.ReserveSignIn(ctx, t0.Add(5*time.Second), from("198.51.100.1")...); err != nil {
+			t.Fatalf("a new address: %v", err)
 		}
-		if th, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(25*time.Second), l)); !ok || th.RetryAfter != 5*time.Second {
-			t.Fatalf("fourth attempt 15 s after the third: %v, want 5 s more (20 s spacing)", th)
+		if _, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(19*time.Second), from("192.0.2.1")...)); !ok {
+			t.Fatal("192.0.2.1 19 s after its last was let through, want a 20 s spacing")
 		}
-		if err := s.ReserveSignIn(ctx, t0.Add(30*time.Second), l); err != nil {
-			t.Fatalf("fourth attempt 20 s after the third: %v", err)
+		if err := s.ReserveSignIn(ctx, t0.Add(20*time.Second), from("192.0.2.1")...); err != nil {
+			t.Fatalf("192.0.2.1 20 s after its last: %v", err)
+		}
+		// The account is 3 past its 2 now: 30 s after 192.0.2.2's last.
+		if th, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(25*time.Second), from("192.0.2.2")...)); !ok || th.RetryAfter != 5*time.Second {
+			t.Fatalf("192.0.2.2 25 s after its last: %v, want 5 s more (30 s spacing)", th)
+		}
+		if err := s.ReserveSignIn(ctx, t0.Add(30*time.Second), from("192.0.2.2")...); err != nil {
+			t.Fatalf("192.0.2.2 30 s after its last: %v", err)
+		}
+	})
+}
+
+func TestRefusedAttemptsCountAgainstChargedLimitsOnly(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		const window = 15 * time.Minute
+		pair := SignInLimit{Subject: "address:192.0.2.1/account:ops", Max: 2, Window: window, Charged: true}
+		address := SignInLimit{Subject: "address:192.0.2.1", Max: 10, Window: time.Hour, Charged: true}
+		account := SignInLimit{Subject: "account:ops", Window: time.Hour}
+		for range 2 {
+			if err := s.ReserveSignIn(ctx, t0, pair, address, account); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Refused 10 minutes on: the window starts again from the refusal,
+		// and Retry-After says so.
+		th, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(10*time.Minute), pair, address, account))
+		if !ok || th.Subject != pair.Subject || th.RetryAfter != window {
+			t.Fatalf("third attempt: %v, want %s refused for the whole window", th, pair.Subject)
+		}
+		if _, ok := IsThrottled(s.ReserveSignIn(ctx, t0.Add(window), pair, address, account)); !ok {
+			t.Error("the first window's end let through a client that kept trying")
+		}
+		if err := s.ReserveSignIn(ctx, t0.Add(2*window), pair, address, account); err != nil {
+			t.Errorf("a whole window after the last refusal: %v", err)
+		}
+		// The two refusals counted on the address (2 + 2 + 1 = 5 of 10)
+		// but not on the account (2 + 1).
+		for subject, want := range map[string]int{address.Subject: 5, account.Subject: 3} {
+			c := &signInCounter{Subject: subject}
+			if err := s.db.NewSelect().Model(c).WherePK().Scan(ctx); err != nil || c.Failures != want {
+				t.Errorf("%s counts %d (%v), want %d", subject, c.Failures, err, want)
+			}
 		}
 	})
 }

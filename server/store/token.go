@@ -27,6 +27,9 @@ type Token struct {
 	ExpiresAt *time.Time `bun:"expires_at" json:"expires_at,omitempty"`
 	// RevokedAt is set once the token is revoked; it is never valid again.
 	RevokedAt *time.Time `bun:"revoked_at" json:"revoked_at,omitempty"`
+	// UserID is the user whose password sign-in issued the token (a login
+	// token); empty for a token an administrator created.
+	UserID string `bun:"user_id,nullzero" json:"user_id,omitempty"`
 }
 
 // Active reports whether the token may authenticate at now.
@@ -81,7 +84,7 @@ func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
 
 // tokenSelect reads the columns of Token in the order tokenByHashPostgres
 // scans them.
-const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text"
+const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text, user_id"
 
 // tokenByHashPostgres is TokenByHash as a prepared statement read without
 // reflection: every API request authenticates with it.
@@ -97,13 +100,16 @@ func (s *Store) tokenByHashPostgres(ctx context.Context, hash string) (*Token, e
 		}
 		return nil, fmt.Errorf("API token: %w", ErrNotFound)
 	}
-	var v [8]any
-	if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]); err != nil {
+	var v [9]any
+	if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]); err != nil {
 		return nil, fmt.Errorf("get API token: %w", err)
 	}
 	var r rowReader
 	t := &Token{ID: r.str(v[0]), Name: r.str(v[1]), Role: r.str(v[2]), Hash: r.str(v[3]), CreatedAt: r.timestamp(v[4]),
 		LastUsedAt: r.nullTimestamp(v[5]), ExpiresAt: r.nullTimestamp(v[6]), RevokedAt: r.nullTimestamp(v[7])}
+	if v[8] != nil {
+		t.UserID = r.str(v[8])
+	}
 	if r.err != nil {
 		return nil, fmt.Errorf("get API token: %w", r.err)
 	}

@@ -11,7 +11,10 @@ func TestTokenRoundTripAndTouch(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		clock := useFakeClock(s)
-		in := Token{Name: "ci", Role: "admin", Hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}
+		// A login token names the user it was issued to (PostgreSQL reads it
+		// with a statement of its own).
+		in := Token{Name: "ci", Role: "admin", Hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+			UserID: "5b1f0c4e-0d4a-4f4e-9a51-1f2f8d3c6a70"}
 		if err := s.CreateToken(ctx, &in); err != nil {
 			t.Fatal(err)
 		}
