@@ -36,11 +36,45 @@ func configPath() (string, error) {
 	if p := os.Getenv("KUBEOPERA_CONFIG"); p != "" {
 		return p, nil
 	}
+	dir, err := defaultConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "config.yaml"), nil
+}
+
+// defaultConfigDir is the directory KubeOpera keeps to itself: kubeopera in
+// the user's configuration directory.
+func defaultConfigDir() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return "", fmt.Errorf("find your configuration directory: %w; set KUBEOPERA_CONFIG to a file path", err)
 	}
-	return filepath.Join(dir, "kubeopera", "config.yaml"), nil
+	return filepath.Join(dir, "kubeopera"), nil
+}
+
+// privateDir makes the configuration file's directory, mode 0700. The
+// default directory is KubeOpera's own, so one made earlier with a wider
+// mode (0755 by hand, or by another tool) is narrowed to 0700 too; a
+// directory $KUBEOPERA_CONFIG points into may be shared (/tmp, a home
+// directory) and keeps its mode: the file itself is 0600.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if own, err := defaultConfigDir(); err != nil || filepath.Clean(dir) != own {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", dir, err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("%s is mode %v, readable by others; make it 0700: %w", dir, fi.Mode().Perm(), err)
+		}
+	}
+	return nil
 }
 
 // loadConfig reads the file; a missing file is an empty configuration.
@@ -63,14 +97,15 @@ func loadConfig() (*cliConfig, string, error) {
 	return &c, path, nil
 }
 
-// save writes the file atomically with mode 0600.
+// save writes the file atomically with mode 0600, in a directory of mode
+// 0700 (privateDir).
 func (c *cliConfig) save(path string) error {
 	b, err := yaml.Marshal(c)
 	if err != nil {
 		return fmt.Errorf("encode the configuration: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	if err := privateDir(filepath.Dir(path)); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*")
 	if err != nil {

@@ -86,8 +86,9 @@ func newClustersProvisionCommand(c *conn) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "provision",
 		Short: "Create a new cluster through a provider plugin (admins)",
-		Long: "Create a new cluster with the provider plugin --provider ('kubeopera providers list' shows them and\n" +
-			"the inputs each takes, given as --input key=value, the credential as --input credentialRef=ID).",
+		Long: "Create a new cluster with the provider plugin --provider ('kubeopera providers list' shows them;\n" +
+			"with -o yaml, each one's inputs: name, type, bounds). Inputs are given as --input NAME=VALUE; an\n" +
+			"input of type credential takes the ID of a stored credential ('kubeopera credentials list').",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := keyValues("--input", inputs)
@@ -119,13 +120,24 @@ func newClustersProvisionCommand(c *conn) *cobra.Command {
 func newClustersDisconnectCommand(c *conn) *cobra.Command {
 	var wait bool
 	var within time.Duration
+	var sure confirmFlags
 	cmd := &cobra.Command{
 		Use:   "disconnect NAME",
 		Short: "Stop managing a cluster; what Flux applied keeps running (admins)",
-		Args:  cobra.ExactArgs(1), ValidArgsFunction: c.completeClusterNames,
+		Long: "Ask the server to stop managing the cluster NAME: KubeOpera removes the Flux objects it created\n" +
+			"(what they applied keeps running) and forgets the cluster; a provisioned cluster's cloud resources\n" +
+			"keep running. On a terminal it asks for the cluster's name first; elsewhere pass --yes or\n" +
+			"--confirm NAME. With --watch, follow it until the cluster is gone.",
+		Args: needsArg("the cluster's name", "NAME"), ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sure.canAsk(cmd, args[0]); err != nil {
+				return err
+			}
 			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
+				return err
+			}
+			if err := sure.confirmed(cmd, row.Name, fmt.Sprintf("KubeOpera will stop managing cluster %q; what Flux applied on it keeps running.", row.Name)); err != nil {
 				return err
 			}
 			resp, err := cl.DisconnectClusterWithResponse(cmd.Context(), row.Id)
@@ -139,6 +151,7 @@ func newClustersDisconnectCommand(c *conn) *cobra.Command {
 			return accepted(cmd, cl, row.Name, row.Id, resp.JSON202, wait, within)
 		},
 	}
+	sure.add(cmd, "disconnect it")
 	cmd.Flags().BoolVar(&wait, "watch", false, "follow the disconnect until the cluster is gone")
 	cmd.Flags().DurationVar(&within, "timeout", 30*time.Minute, "how long --watch follows")
 	return cmd
@@ -147,16 +160,24 @@ func newClustersDisconnectCommand(c *conn) *cobra.Command {
 func newTeardownCommand(c *conn) *cobra.Command {
 	var wait bool
 	var within time.Duration
+	var sure confirmFlags
 	cmd := &cobra.Command{
 		Use:   "teardown NAME",
 		Short: "Destroy a provisioned cluster's cloud resources, then remove it from KubeOpera (admins)",
 		Long: "Ask the server to tear down the provisioned cluster NAME: its provider plugin destroys everything it\n" +
-			"created in the cloud, and the cluster is removed once that is done. A teardown that failed is\n" +
-			"retried by running this again. With --watch, follow it until it is done or failed.",
-		Args: cobra.ExactArgs(1), ValidArgsFunction: c.completeClusterNames,
+			"created in the cloud, and the cluster is removed once that is done. On a terminal it asks for the\n" +
+			"cluster's name first; elsewhere pass --yes or --confirm NAME. A teardown that failed is retried by\n" +
+			"running this again. With --watch, follow it until it is done or failed.",
+		Args: needsArg("the cluster's name", "NAME"), ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sure.canAsk(cmd, args[0]); err != nil {
+				return err
+			}
 			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
+				return err
+			}
+			if err := sure.confirmed(cmd, row.Name, fmt.Sprintf("Cluster %q and everything its plugin created in the cloud will be destroyed.", row.Name)); err != nil {
 				return err
 			}
 			resp, err := cl.TeardownClusterWithResponse(cmd.Context(), row.Id, apiclient.TeardownRequest{ConfirmName: row.Name})
@@ -166,6 +187,7 @@ func newTeardownCommand(c *conn) *cobra.Command {
 			return accepted(cmd, cl, row.Name, row.Id, resp.JSON202, wait, within)
 		},
 	}
+	sure.add(cmd, "tear it down")
 	cmd.Flags().BoolVar(&wait, "watch", false, "follow the teardown until the cluster is gone or it failed")
 	cmd.Flags().BoolVar(&wait, "wait", false, "the same as --watch")
 	cmd.Flags().DurationVar(&within, "timeout", time.Hour, "how long --watch follows")

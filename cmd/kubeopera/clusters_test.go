@@ -137,7 +137,7 @@ func TestCLIAgainstARealServer(t *testing.T) {
 	}
 	// No management cluster: a teardown cannot run (503), a disconnect is
 	// immediate (204).
-	_, err = runCLI(t, "", "clusters", "teardown", "prod")
+	_, err = runCLI(t, "", "clusters", "teardown", "prod", "--yes")
 	if exitCodeOf(err) != exitUnavailable || strings.Count(err.Error(), "\n") != 0 || !strings.HasPrefix(err.Error(), "503 Service Unavailable: ") {
 		t.Errorf("teardown without a management cluster: %v (exit %d), want one line and exit %d", err, exitCodeOf(err), exitUnavailable)
 	}
@@ -154,7 +154,7 @@ func TestCLIAgainstARealServer(t *testing.T) {
 	if exitCodeOf(err) != exitConflict || !strings.Contains(err.Error(), "not provisioned by KubeOpera") {
 		t.Errorf("upgrade of a connected cluster: %v (exit %d), want exit %d", err, exitCodeOf(err), exitConflict)
 	}
-	if out, err = runCLI(t, "", "clusters", "disconnect", "edge"); err != nil || !strings.Contains(out, "edge: disconnected") {
+	if out, err = runCLI(t, "", "clusters", "disconnect", "edge", "--yes"); err != nil || !strings.Contains(out, "edge: disconnected") {
 		t.Errorf("disconnect: %v\n%s", err, out)
 	}
 	if _, err = runCLI(t, "", "clusters", "watch", "edge"); exitCodeOf(err) != exitNotFound {
@@ -171,7 +171,7 @@ func TestCLIAgainstARealServer(t *testing.T) {
 	if _, err := runCLI(t, cliPassword+"\n", "login", url, "-u", "eve", "--password-stdin", "--context", "viewer"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err = runCLI(t, "", "clusters", "disconnect", "prod"); exitCodeOf(err) != exitForbidden {
+	if _, err = runCLI(t, "", "clusters", "disconnect", "prod", "--yes"); exitCodeOf(err) != exitForbidden {
 		t.Errorf("a viewer's disconnect: %v (exit %d), want %d", err, exitCodeOf(err), exitForbidden)
 	}
 	out, err = runCLI(t, "", "context", "list")

@@ -12,7 +12,7 @@ import (
 const (
 	exitOK          = 0
 	exitGeneral     = 1 // anything else: the server could not be reached, an unexpected answer
-	exitUsage       = 2 // wrong arguments or flags, an unknown context
+	exitUsage       = 2 // wrong arguments or flags, an unknown context, a disconnect or teardown not confirmed
 	exitAuth        = 3 // not logged in, or the token is wrong, revoked or expired (401)
 	exitForbidden   = 4 // the token's role may not do this (403)
 	exitNotFound    = 5 // no such cluster, credential or token (404)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -36,7 +35,7 @@ func newLoginCommand() *cobra.Command {
 			"checked and kept instead.\n" +
 			"The token is stored with the server's URL in a context of the per-user configuration file\n" +
 			"($KUBEOPERA_CONFIG, default ~/.config/kubeopera/config.yaml, mode 0600), which becomes current.",
-		Args: cobra.ExactArgs(1),
+		Args: needsArg("the server's URL", "https://kubeopera.example.com"),
 		RunE: func(cmd *cobra.Command, args []string) error { return login(cmd, args[0], o) },
 	}
 	f := cmd.Flags()
@@ -53,6 +52,7 @@ func login(cmd *cobra.Command, server string, o loginOptions) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("SERVER %q: want a URL such as https://kubeopera.example.com", server)}
 	}
+	warnIfClear(cmd.ErrOrStderr(), u)
 	server = strings.TrimRight(server, "/")
 	ctx := cliContext{Name: o.contextName, Server: server}
 	if ctx.Name == "" {
@@ -145,8 +145,8 @@ func readPassword(cmd *cobra.Command, in *bufio.Reader, fromStdin bool) (string,
 		}
 		return strings.TrimRight(line, "\r\n"), nil
 	}
-	f, ok := cmd.InOrStdin().(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	f, ok := terminalIn(cmd)
+	if !ok {
 		return "", &exitError{code: exitUsage, err: errors.New("standard input is not a terminal: pass --password-stdin (or --token)")}
 	}
 	fmt.Fprint(cmd.ErrOrStderr(), "Password: ")

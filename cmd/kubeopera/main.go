@@ -31,5 +31,6 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newUsersCommand())
 	root.AddCommand(newAuditCommand())
 	root.AddCommand(newLoginCommand(), newLogoutCommand(), newContextCommand(), newProvidersCommand(), newCredentialsCommand())
+	explainMissingArgs(root)
 	return root
 }
