@@ -40,7 +40,7 @@ func deployment(t *testing.T, objs []*unstructured.Unstructured, name string) *a
 func TestChartWorkloads(t *testing.T) {
 	objs := mustRender(t, required())
 	want := map[string]int{"CustomResourceDefinition": 1, "Namespace": 1, "ServiceAccount": 2, "Deployment": 2,
-		"Service": 2, "PodDisruptionBudget": 2, "ClusterRole": 2, "ClusterRoleBinding": 2, "Role": 2, "RoleBinding": 2}
+		"Service": 2, "PodDisruptionBudget": 2, "ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 3, "RoleBinding": 3}
 	if got := kinds(objs); !mapsEqual(got, want) {
 		t.Errorf("rendered kinds %v, want %v", got, want)
 	}
