@@ -187,3 +187,16 @@ func TestChartNetworkPolicyValues(t *testing.T) {
 		}
 	}
 }
+
+// networkPolicyShapes renders the policies' other forms: PostgreSQL by its
+// pods, the sources of ingress named, extra egress rules, single sign-on.
+func networkPolicyShapes() map[string]any {
+	gateway := []any{map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": "gateway"}}}}
+	extra := []any{map[string]any{"to": []any{map[string]any{"ipBlock": map[string]any{"cidr": "192.0.2.0/24"}}},
+		"ports": []any{map[string]any{"protocol": "TCP", "port": 8443}}}}
+	return withNetworkPolicy(map[string]any{"serverFrom": gateway, "metricsFrom": gateway,
+		"database":   map[string]any{"podSelector": map[string]any{"app": "postgres"}, "ports": []any{5432}},
+		"server":     map[string]any{"extraEgress": extra},
+		"controller": map[string]any{"extraEgress": extra}},
+		map[string]any{"server": map[string]any{"sso": map[string]any{"issuerURL": "https://dex.example.com", "clientID": "kubeopera"}}})
+}
