@@ -53,7 +53,7 @@ func TestDefaultKustomizationHasTheManagementSide(t *testing.T) {
 		}
 	}
 	want := map[string]int{"CustomResourceDefinition": 1, "Namespace": 2, "ServiceAccount": 2, "Deployment": 2, "Service": 1,
-		"ClusterRole": 2, "ClusterRoleBinding": 2, "Role": 2, "RoleBinding": 2}
+		"ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 3, "RoleBinding": 3}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("%d %s in config/default, want %d", kinds[k], k, n)

@@ -2,7 +2,10 @@ package config
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +42,7 @@ type account struct {
 	cs      kubernetes.Interface
 	mu      sync.Mutex
 	refused []string
+	secrets []string // every Secrets request it made, "GET /api/v1/..."
 }
 
 func impersonate(t *testing.T, admin *rest.Config, name string) *account {
@@ -58,12 +62,31 @@ type recorder struct {
 
 func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
+	r.a.mu.Lock()
+	defer r.a.mu.Unlock()
 	if err == nil && resp.StatusCode == http.StatusForbidden {
-		r.a.mu.Lock()
 		r.a.refused = append(r.a.refused, req.Method+" "+req.URL.Path)
-		r.a.mu.Unlock()
+	}
+	if strings.HasSuffix(req.URL.Path, "/secrets") || strings.Contains(req.URL.Path, "/secrets/") {
+		r.a.secrets = append(r.a.secrets, req.Method+" "+req.URL.Path)
 	}
 	return resp, err
+}
+
+// secretsOnlyIn fails for every Secrets request the account made outside
+// namespaces (a cluster-wide list or watch included).
+func (a *account) secretsOnlyIn(t *testing.T, who string, namespaces ...string) {
+	t.Helper()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.secrets) == 0 {
+		t.Errorf("%s made no Secrets request: the test no longer exercises them", who)
+	}
+	for _, r := range a.secrets {
+		if !slices.ContainsFunc(namespaces, func(ns string) bool { return strings.Contains(r, "/namespaces/"+ns+"/secrets") }) {
+			t.Errorf("%s: %s, want Secrets requests in %v only", who, r, namespaces)
+		}
+	}
 }
 
 func (a *account) noneRefused(t *testing.T, who string) {
@@ -103,6 +126,7 @@ func TestServiceAccountsHoldExactlyWhatTheirWorkNeeds(t *testing.T) {
 	controllerReconciles(ctx, t, ctl, server, reg)
 	jobRunnerRuns(ctx, t, ctl)
 	ctl.noneRefused(t, "kubeopera-controller")
+	ctl.secretsOnlyIn(t, "kubeopera-controller", "kubeopera-system", "kubeopera-provisioning")
 	server.noneRefused(t, "kubeopera-server")
 
 	_, err = server.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "other"}}, metav1.CreateOptions{})
@@ -115,6 +139,12 @@ func TestServiceAccountsHoldExactlyWhatTheirWorkNeeds(t *testing.T) {
 	mustForbid(t, "controller creates a Job outside kubeopera-provisioning", err)
 	_, err = ctl.cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
 	mustForbid(t, "controller lists ClusterRoles", err)
+	_, err = ctl.cs.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{})
+	mustForbid(t, "controller lists Secrets in default", err)
+	_, err = ctl.cs.CoreV1().Secrets("kube-system").Get(ctx, "any", metav1.GetOptions{})
+	mustForbid(t, "controller reads a Secret in kube-system", err)
+	_, err = ctl.cs.CoreV1().Secrets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	mustForbid(t, "controller lists every namespace's Secrets", err)
 }
 
 // serverHandsOverACluster does what the server does at start (its
@@ -182,10 +212,19 @@ func serverHandsOverACluster(ctx context.Context, t *testing.T, a *account, admi
 }
 
 // readyPipeline stands in for the shared pipeline, which works on the
-// target cluster with the target's own credentials.
-type readyPipeline struct{}
+// target cluster with the target's own credentials; on the management
+// cluster it reads the Secrets a HostCluster names through the manager's
+// cached client, as this one does.
+type readyPipeline struct{ management client.Client }
 
-func (readyPipeline) Run(context.Context, *v1.HostCluster, []byte) (string, error) {
+func (p readyPipeline) Run(ctx context.Context, hc *v1.HostCluster, _ []byte) (string, error) {
+	// A cached read blocks while its informer cannot list: bound it.
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	var s corev1.Secret
+	if err := p.management.Get(ctx, client.ObjectKey{Namespace: hc.Namespace, Name: hc.Spec.ConnectKubeconfigSecretRef.Name}, &s); err != nil {
+		return "", fmt.Errorf("read the HostCluster's kubeconfig Secret through the cache: %w", err)
+	}
 	return "ready", nil
 }
 
@@ -198,14 +237,14 @@ func controllerReconciles(ctx context.Context, t *testing.T, ctl, server *accoun
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = v1.AddToScheme(scheme)
 	skip := true
-	mgr, err := ctrl.NewManager(ctl.cfg, ctrl.Options{Scheme: scheme, LeaderElection: true,
+	mgr, err := ctrl.NewManager(ctl.cfg, ctrl.Options{Scheme: scheme, Cache: controller.Cache(), LeaderElection: true,
 		LeaderElectionID: "host-cluster-controller.kubeopera.io", LeaderElectionNamespace: "kubeopera-system",
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: &skip}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &controller.Reconciler{Pipeline: readyPipeline{}, PollInterval: 250 * time.Millisecond}
+	r := &controller.Reconciler{Pipeline: readyPipeline{mgr.GetClient()}, PollInterval: 250 * time.Millisecond}
 	if err := r.SetupWithManager(mgr, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -219,6 +258,12 @@ func controllerReconciles(ctx context.Context, t *testing.T, ctl, server *accoun
 		return hc.Status.Phase, err
 	}
 	waitFor(ctx, t, "HostCluster c1 Ready", func() (bool, error) { p, err := phase(); return p == v1.PhaseReady, err })
+	// The cache holds kubeopera-system only: a Secret elsewhere is not
+	// looked up at all (a cluster-wide cache would answer NotFound).
+	err = mgr.GetClient().Get(ctx, client.ObjectKey{Namespace: "default", Name: "any"}, &corev1.Secret{})
+	if err == nil || apierrors.IsNotFound(err) {
+		t.Errorf("the controller's cache read a Secret in default: %v, want an error naming a namespace outside the cache", err)
+	}
 	if err := reg.Delete(ctx, "c1"); err != nil {
 		t.Fatalf("server deletes the cluster: %v", err)
 	}

@@ -40,7 +40,7 @@ func deployment(t *testing.T, objs []*unstructured.Unstructured, name string) *a
 func TestChartWorkloads(t *testing.T) {
 	objs := mustRender(t, required())
 	want := map[string]int{"CustomResourceDefinition": 1, "Namespace": 1, "ServiceAccount": 2, "Deployment": 2,
-		"Service": 2, "PodDisruptionBudget": 2, "ClusterRole": 2, "ClusterRoleBinding": 2, "Role": 2, "RoleBinding": 2}
+		"Service": 2, "PodDisruptionBudget": 2, "ClusterRole": 1, "ClusterRoleBinding": 1, "Role": 3, "RoleBinding": 3, "NetworkPolicy": 2}
 	if got := kinds(objs); !mapsEqual(got, want) {
 		t.Errorf("rendered kinds %v, want %v", got, want)
 	}
@@ -167,11 +167,35 @@ func TestChartObjectsPassServerSideDryRun(t *testing.T) {
 		}
 	}
 	t.Logf("%d objects accepted by the API server in %v", n, time.Since(start).Round(time.Millisecond))
+	// The NetworkPolicies' other shapes: PostgreSQL by its pods, sources
+	// and extra rules named, the OpenID Provider's rule.
+	shapes := policies(t, mustRender(t, networkPolicyShapes()))
+	if len(shapes) != 2 {
+		t.Errorf("%d NetworkPolicies rendered with selectors, want 2", len(shapes))
+	}
+	for _, o := range shapes {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &unstructured.Unstructured{Object: u}
+		p.SetAPIVersion("networking.k8s.io/v1")
+		p.SetKind("NetworkPolicy")
+		if err := apply(p, true); err != nil {
+			t.Errorf("NetworkPolicy %s with selectors: %v", o.Name, err)
+		}
+	}
 	// The check can fail: a misspelt field is refused.
 	bad := find(t, objs, "Deployment", "kubeopera-server")
 	_ = unstructured.SetNestedField(bad.Object, int64(1), "spec", "replica")
 	if err := apply(bad, true); err == nil {
 		t.Error("a Deployment with a misspelt field passed the dry-run")
+	}
+	// The API server validates NetworkPolicies without a network plugin.
+	badPolicy := find(t, objs, "NetworkPolicy", "kubeopera-controller")
+	_ = unstructured.SetNestedSlice(badPolicy.Object, []any{map[string]any{"to": []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/99"}}}}}, "spec", "egress")
+	if err := apply(badPolicy, true); err == nil {
+		t.Error("a NetworkPolicy with the CIDR 10.0.0.0/99 passed the dry-run")
 	}
 }
 

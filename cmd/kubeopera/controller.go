@@ -146,7 +146,7 @@ func reconcileHostClusters(ctx context.Context, cfg *rest.Config, o controllerOp
 // newControllerManager wires the reconciler and the pipeline into a
 // controller manager.
 func newControllerManager(cfg *rest.Config, o controllerOptions, creds credresolve.Resolver, host *plugin.Host) (manager.Manager, error) {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: controllerScheme(),
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: controllerScheme(), Cache: controller.Cache(),
 		LeaderElection: o.leaderElect, LeaderElectionID: "host-cluster-controller.kubeopera.io",
 		LeaderElectionNamespace: "kubeopera-system",
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr}, HealthProbeBindAddress: o.probeAddr})

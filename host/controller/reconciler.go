@@ -82,12 +82,16 @@ type Reconciler struct {
 	InventoryInterval time.Duration
 }
 
-// +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=kubeopera.io,resources=hostclusters/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// The controller works in kubeopera-system only (Cache): its HostClusters,
+// the Secrets they name, their events and its leader lease. Roles there,
+// never a ClusterRole, so it cannot read a Secret of any other namespace.
+
+// +kubebuilder:rbac:groups=kubeopera.io,namespace=kubeopera-system,resources=hostclusters,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=kubeopera.io,namespace=kubeopera-system,resources=hostclusters/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kubeopera.io,namespace=kubeopera-system,resources=hostclusters/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",namespace=kubeopera-system,resources=secrets,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",namespace=kubeopera-system,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubeopera-system,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile fetches the HostCluster, defers the one status write (before
 // the deletion branch, so a disconnect's progress is written there too),

@@ -82,3 +82,38 @@ affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
+
+{{/* An egress rule to a destination of networkPolicy: its pods
+(podSelector, with namespaceSelector for another namespace) when a selector
+is set, else its cidrs, on its TCP ports. A destination with neither renders
+no rule (an egress rule without peers would admit every address). */}}
+{{- define "kubeopera.egressRule" -}}
+{{- $peers := list -}}
+{{- if or .podSelector .namespaceSelector -}}
+{{- $peer := dict -}}
+{{- with .podSelector }}{{ $_ := set $peer "podSelector" (dict "matchLabels" .) }}{{ end -}}
+{{- with .namespaceSelector }}{{ $_ := set $peer "namespaceSelector" (dict "matchLabels" .) }}{{ end -}}
+{{- $peers = append $peers $peer -}}
+{{- else -}}
+{{- range .cidrs }}{{ $peers = append $peers (dict "ipBlock" (dict "cidr" .)) }}{{ end -}}
+{{- end -}}
+{{- $ports := list -}}
+{{- range .ports }}{{ $ports = append $ports (dict "protocol" "TCP" "port" (int .)) }}{{ end -}}
+{{- if $peers -}}
+{{- toYaml (list (dict "to" $peers "ports" $ports)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Egress to the cluster's DNS, UDP and TCP. */}}
+{{- define "kubeopera.egressDNS" -}}
+- to:
+  - namespaceSelector:
+      matchLabels:
+        {{- toYaml .namespaceSelector | nindent 8 }}
+    podSelector:
+      matchLabels:
+        {{- toYaml .podSelector | nindent 8 }}
+  ports:
+  - {protocol: UDP, port: 53}
+  - {protocol: TCP, port: 53}
+{{- end -}}
