@@ -30,6 +30,7 @@ func newRootCommand() *cobra.Command {
 		newClustersCommand())
 	root.AddCommand(newUsersCommand())
 	root.AddCommand(newAuditCommand())
+	root.AddCommand(newBackupCommand())
 	root.AddCommand(newLoginCommand(), newLogoutCommand(), newContextCommand(), newProvidersCommand(), newCredentialsCommand())
 	explainMissingArgs(root)
 	return root

@@ -25,12 +25,9 @@ const migrationLockKey int64 = 0x6b7562656f7065
 // (bun_migrations, bun_migration_locks) first. It is idempotent: migrations
 // already applied are skipped.
 func (s *Store) Migrate(ctx context.Context) error {
-	migrations := migrate.NewMigrations()
-	if err := migrations.Discover(migrationFiles); err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	for _, register := range goMigrations {
-		register(migrations)
+	migrations, err := allMigrations()
+	if err != nil {
+		return err
 	}
 	// Record a migration as applied only once it has run, so a failed one is
 	// retried on the next start rather than silently skipped.
@@ -49,6 +46,18 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate %s database: %w", s.dialect, err)
 	}
 	return nil
+}
+
+// allMigrations returns every migration, SQL and Go.
+func allMigrations() (*migrate.Migrations, error) {
+	migrations := migrate.NewMigrations()
+	if err := migrations.Discover(migrationFiles); err != nil {
+		return nil, fmt.Errorf("load migrations: %w", err)
+	}
+	for _, register := range goMigrations {
+		register(migrations)
+	}
+	return migrations, nil
 }
 
 // lockMigrations holds a PostgreSQL session advisory lock until the returned
