@@ -56,6 +56,29 @@ func setPhase(t *testing.T, e *env, id, phase, msg string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The conditions the controller would have written for phase, so
+	// that DerivePhase, which the server applies to the live object, says
+	// phase too.
+	first := "Provisioned"
+	if mode, _, _ := unstructured.NestedString(obj.Object, "spec", "mode"); mode == "connect_existing" {
+		first = "AccessValidated"
+	}
+	cond := func(typ, status string) any {
+		return map[string]any{"type": typ, "status": status, "reason": "Test", "message": msg,
+			"lastTransitionTime": "2026-12-01T00:00:00Z", "observedGeneration": obj.GetGeneration()}
+	}
+	conds := map[string][]any{
+		"Provisioning":      {cond(first, "False")},
+		"ValidatingAccess":  {cond(first, "False")},
+		"BootstrappingFlux": {cond(first, "True")},
+		"Ready":             {cond(first, "True"), cond("Ready", "True")},
+		"Failed":            {cond(first, "False"), cond("Stalled", "True")},
+	}[phase]
+	if conds == nil {
+		t.Fatalf("setPhase does not know how the controller reaches %s", phase)
+	}
+	_ = unstructured.SetNestedSlice(obj.Object, conds, "status", "conditions")
+	_ = unstructured.SetNestedField(obj.Object, obj.GetGeneration(), "status", "observedGeneration")
 	_ = unstructured.SetNestedField(obj.Object, phase, "status", "phase")
 	_ = unstructured.SetNestedField(obj.Object, msg, "status", "message")
 	if _, err := dyn.UpdateStatus(context.Background(), obj, metav1.UpdateOptions{}); err != nil {

@@ -17,8 +17,8 @@ import (
 
 // A retry is for a Failed cluster only (409 otherwise, and for a failed
 // teardown, which points at teardown); it marks the HostCluster for the
-// controller, and the row reads Pending, not Failed, until the controller
-// has taken the request up.
+// controller, and the cluster reads as the step it retries, not Failed,
+// from the moment it is asked.
 func TestRetryOfAFailedClusterMarksItsHostCluster(t *testing.T) {
 	e := newEnv(t, envOpts{management: true})
 	ctx := context.Background()
@@ -43,7 +43,9 @@ func TestRetryOfAFailedClusterMarksItsHostCluster(t *testing.T) {
 	}
 	code, body = retry(e.admin)
 	mustStatus(t, "retry", code, body, 202)
-	if r := decode[lifecycleResponse](t, body); r.Status != "Pending" || !strings.Contains(r.Message, "retry requested") {
+	// DerivePhase of the live object: the pending retry hides Stalled, so
+	// the cluster reads as the step it retries.
+	if r := decode[lifecycleResponse](t, body); r.Status != "Provisioning" || !strings.Contains(r.Message, "retry requested") {
 		t.Errorf("retry answer %+v", r)
 	}
 	obj, err := hcs.Get(ctx, row.ID, metav1.GetOptions{})
@@ -51,10 +53,13 @@ func TestRetryOfAFailedClusterMarksItsHostCluster(t *testing.T) {
 	if err != nil || req == "" {
 		t.Fatalf("HostCluster not marked for a retry: %v %v", obj.GetAnnotations(), err)
 	}
-	// The HostCluster still reads Failed until the controller takes the
-	// request up: the row keeps the retry's status meanwhile.
-	if got := mustGet(t, e, row.ID); got.Status != "Pending" {
-		t.Errorf("before the controller took the retry up, the row reads %s, want Pending", got.Status)
+	// Before the controller takes the request up, the read derives the
+	// phase from the request: not Failed, and a second retry is refused.
+	if got := mustGet(t, e, row.ID); got.Status != "Provisioning" {
+		t.Errorf("before the controller took the retry up, the cluster reads %s, want Provisioning", got.Status)
+	}
+	if code, body := retry(e.admin); code != 409 {
+		t.Errorf("a second retry while the first is pending: %d %s, want 409", code, body)
 	}
 	_ = unstructured.SetNestedField(obj.Object, req, "status", "retried")
 	if _, err := hcs.UpdateStatus(ctx, obj, metav1.UpdateOptions{}); err != nil {
