@@ -99,6 +99,9 @@ type Deps struct {
 	PublicMetrics bool
 	// Defaults fill what connect and provision leave out.
 	Defaults PipelineDefaults
+	// ProxyCA is the CA a user's kubeconfig trusts for this server's
+	// cluster proxy (PEM); empty for the system's roots.
+	ProxyCA []byte
 }
 
 type server struct {
@@ -134,6 +137,7 @@ type server struct {
 	trustedProxies         []netip.Prefix
 	allowUnsafeKubeconfigs bool
 	defaults               PipelineDefaults
+	proxyCA                []byte
 }
 
 // New returns the API as a fiber app.
@@ -164,6 +168,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	s.overviewOpts.StatusBadge = badge
 	s.sessions = d.Sessions.withDefaults()
 	s.trustedProxies, s.allowUnsafeKubeconfigs, s.defaults = d.TrustedProxies, d.AllowUnsafeKubeconfigs, d.Defaults
+	s.proxyCA = d.ProxyCA
 	if s.log == nil {
 		s.log = slog.Default()
 	}
