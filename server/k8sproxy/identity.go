@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 )
 
 // Identity is who sent a request through the proxy, as the server's own
@@ -65,11 +67,11 @@ const UserPrefix = "kubeopera:"
 
 // Groups of the target's RBAC that KubeOpera's roles map to. The GitOps
 // tree binds them to the built-in ClusterRoles view, edit and
-// cluster-admin.
+// cluster-admin (v1alpha1.AccessRoles).
 const (
-	GroupViewer   = "kubeopera:viewer"
-	GroupOperator = "kubeopera:operator"
-	GroupAdmin    = "kubeopera:admin"
+	GroupViewer   = v1alpha1.AccessGroupViewer
+	GroupOperator = v1alpha1.AccessGroupOperator
+	GroupAdmin    = v1alpha1.AccessGroupAdmin
 )
 
 // AdminRole is the KubeOpera role that may use the proxy subresources of
