@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-
-	"github.com/ochestra-tech/kubeopera/server/k8sproxy"
 )
 
 // The server's one listener carries two servers: fiber (the API and the
@@ -77,10 +75,10 @@ var k8sPrefix = []byte("/k8s/")
 // line until it can tell whether its path starts with /k8s/.
 func firstPathIsK8s(br *bufio.Reader) (bool, error) {
 	for n := 1; ; n = br.Buffered() + 1 {
-		b, err := br.Peek(n)
-		if err != nil {
+		if _, err := br.Peek(n); err != nil {
 			return false, err
 		}
+		b, _ := br.Peek(br.Buffered()) // all that has come so far
 		sp := bytes.IndexByte(b, ' ')
 		switch {
 		case sp < 0 && len(b) > 16, bytes.IndexByte(b, '\n') >= 0 && sp < 0:
@@ -165,7 +163,7 @@ const shutdownGrace = 10 * time.Second
 
 // serveFront serves app and the cluster proxy px on ln until ctx ends or
 // either server fails, then calls stopping and shuts both down.
-func serveFront(ctx context.Context, ln net.Listener, app *fiber.App, px *k8sproxy.Proxy, stopping func()) error {
+func serveFront(ctx context.Context, ln net.Listener, app *fiber.App, px http.Handler, stopping func()) error {
 	f := newFront(ln)
 	hs := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 1 << 20}
 	errc := make(chan error, 2)
