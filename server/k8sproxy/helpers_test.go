@@ -32,6 +32,8 @@ type proxyEnv struct {
 	st  *store.Store
 	px  *k8sproxy.Proxy
 	srv *httptest.Server
+	// stop ends the proxy's Run loop, which flushes the read counts.
+	stop func()
 }
 
 func newStore(t testing.TB) *store.Store {
@@ -60,8 +62,9 @@ func startProxy(t testing.TB, targets clusters, recheck time.Duration) *proxyEnv
 	wg.Add(1)
 	go func() { defer wg.Done(); px.Run(ctx) }()
 	srv := httptest.NewServer(px)
-	t.Cleanup(func() { srv.Close(); cancel(); wg.Wait() })
-	return &proxyEnv{st: st, px: px, srv: srv}
+	stop := func() { cancel(); wg.Wait() }
+	t.Cleanup(func() { srv.Close(); stop() })
+	return &proxyEnv{st: st, px: px, srv: srv, stop: stop}
 }
 
 // token issues an API token of role named name and returns it.

@@ -64,6 +64,12 @@ func (u *echoUpstream) target() k8sproxy.Target {
 	return k8sproxy.Target{Name: "echo", Config: cfg}
 }
 
+func (u *echoUpstream) count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.seen)
+}
+
 func (u *echoUpstream) last() http.Header {
 	u.mu.Lock()
 	defer u.mu.Unlock()
