@@ -111,6 +111,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, Refuse(http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", MaxBodyBytes)))
 		return
 	}
+	if err := nameCreated(r, info); err != nil {
+		writeStatus(w, err)
+		return
+	}
 	status := p.forward(w, r, id, up, rest)
 	p.record(r.Context(), id, clusterID, info, status)
 }

@@ -2,6 +2,7 @@ package k8sproxy_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -10,8 +11,10 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -46,6 +49,9 @@ func cluster(t testing.TB) (*proxyEnv, *sandbox.Sandbox) {
 		if sb, sbErr = sandbox.Start(ctx, sandbox.Options{}); sbErr != nil {
 			return
 		}
+		if sbErr = aggregateRoles(ctx, sb.Client); sbErr != nil {
+			return
+		}
 		for _, b := range gitops.AccessBindings() {
 			if _, sbErr = sb.Client.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); sbErr != nil {
 				return
@@ -56,6 +62,39 @@ func cluster(t testing.TB) (*proxyEnv, *sandbox.Sandbox) {
 		t.Fatal(sbErr)
 	}
 	return startProxy(t, clusters{"c1": {Name: "sandbox", Config: sb.Config}}, 500*time.Millisecond), sb
+}
+
+// aggregateRoles fills the aggregated ClusterRoles (view, edit, admin)
+// with the rules of the roles they select, as kube-controller-manager's
+// clusterrole-aggregation controller does on a real cluster; the sandbox
+// runs no controller manager, and without it view grants nothing.
+func aggregateRoles(ctx context.Context, cs kubernetes.Interface) error {
+	roles, err := cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, r := range roles.Items {
+		if r.AggregationRule == nil {
+			continue
+		}
+		var rules []rbacv1.PolicyRule
+		for _, sel := range r.AggregationRule.ClusterRoleSelectors {
+			s, err := metav1.LabelSelectorAsSelector(&sel)
+			if err != nil {
+				return err
+			}
+			for _, part := range roles.Items {
+				if part.Name != r.Name && s.Matches(labels.Set(part.Labels)) {
+					rules = append(rules, part.Rules...)
+				}
+			}
+		}
+		r.Rules = rules
+		if _, err := cs.RbacV1().ClusterRoles().Update(ctx, &r, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("aggregate ClusterRole %s: %w", r.Name, err)
+		}
+	}
+	return nil
 }
 
 func client(t testing.TB, cfg *rest.Config) kubernetes.Interface {
