@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -64,7 +65,7 @@ func (f *front) route(conn net.Conn) {
 	if toK8s {
 		to = f.k8s
 	}
-	if !to.put(wrapPeeked(conn, br)) {
+	if !to.put(withReader(conn, br, nil)) {
 		conn.Close()
 	}
 }
@@ -96,29 +97,61 @@ func firstPathIsK8s(br *bufio.Reader) (bool, error) {
 	}
 }
 
-// peekedConn is a connection whose first bytes sit in a bufio.Reader.
-type peekedConn struct {
+// readerConn is a connection read through r: its first bytes peeked into
+// a bufio.Reader, or a request replayed in front of the rest. onClose, if
+// set, is called once when it is closed.
+type readerConn struct {
 	net.Conn
-	br *bufio.Reader
+	r       io.Reader
+	onClose func()
+	once    sync.Once
 }
 
-func (c *peekedConn) Read(p []byte) (int, error) { return c.br.Read(p) }
+func (c *readerConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
-// peekedTLSConn keeps the TLS state visible (fasthttp's IsTLS, and with it
-// fiber's c.Protocol and Secure cookies, look for these methods).
-type peekedTLSConn struct {
-	peekedConn
-	tls *tls.Conn
-}
-
-func (c *peekedTLSConn) Handshake() error                     { return c.tls.Handshake() }
-func (c *peekedTLSConn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
-
-func wrapPeeked(conn net.Conn, br *bufio.Reader) net.Conn {
-	if t, ok := conn.(*tls.Conn); ok {
-		return &peekedTLSConn{peekedConn{conn, br}, t}
+func (c *readerConn) Close() error {
+	if c.onClose != nil {
+		c.once.Do(c.onClose)
 	}
-	return &peekedConn{conn, br}
+	return c.Conn.Close()
+}
+
+// tlsState is what fasthttp's IsTLS, and with it fiber's c.Protocol and
+// Secure cookies, look for on a connection.
+type tlsState interface {
+	Handshake() error
+	ConnectionState() tls.ConnectionState
+}
+
+// tlsReaderConn is a readerConn that keeps its TLS state visible.
+type tlsReaderConn struct {
+	*readerConn
+	tls tlsState
+}
+
+func (c *tlsReaderConn) Handshake() error                     { return c.tls.Handshake() }
+func (c *tlsReaderConn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
+
+// tlsOf finds the TLS state under conn, through fasthttp's hijacked
+// connection too; nil for a plain one.
+func tlsOf(conn net.Conn) tlsState {
+	switch c := conn.(type) {
+	case tlsState:
+		return c
+	case interface{ UnsafeConn() net.Conn }:
+		return tlsOf(c.UnsafeConn())
+	}
+	return nil
+}
+
+// withReader is conn read through r, its TLS state kept; onClose may be
+// nil.
+func withReader(conn net.Conn, r io.Reader, onClose func()) net.Conn {
+	rc := &readerConn{Conn: conn, r: r, onClose: onClose}
+	if t := tlsOf(conn); t != nil {
+		return &tlsReaderConn{rc, t}
+	}
+	return rc
 }
 
 // chanListener is a net.Listener fed by front.
@@ -165,7 +198,8 @@ const shutdownGrace = 10 * time.Second
 // either server fails, then calls stopping and shuts both down.
 func serveFront(ctx context.Context, ln net.Listener, app *fiber.App, px http.Handler, stopping func()) error {
 	f := newFront(ln)
-	hs := &http.Server{Handler: px, ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 1 << 20}
+	hs := &http.Server{Handler: f.handOffToFiber(px), ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 1 << 20}
+	f.handOffToK8s(app)
 	errc := make(chan error, 2)
 	go f.accept()
 	go func() { errc <- app.Listener(f.api) }()

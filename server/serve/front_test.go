@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,7 +77,6 @@ func TestFrontRoutesByPathAndKeepsStreamingAndTLS(t *testing.T) {
 		if want := "fiber " + e.scheme; string(body) != want {
 			t.Errorf("tls=%v: /api/v1/who answered %q, want %q", useTLS, body, want)
 		}
-		e.client.CloseIdleConnections() // a new connection: see TestFrontHandsOver...
 		resp, err = e.client.Get(e.scheme + "://" + e.addr + "/k8s/clusters/c1/api/v1/pods?watch=1")
 		if err != nil {
 			t.Fatal(err)
@@ -87,6 +87,38 @@ func TestFrontRoutesByPathAndKeepsStreamingAndTLS(t *testing.T) {
 		}
 		close(e.release)
 		resp.Body.Close()
+	}
+}
+
+// Requests for both servers on one keep-alive connection (as a browser
+// sends them) are each answered by their own server: the connection is
+// handed over both ways.
+func TestFrontHandsAConnectionOverBothWays(t *testing.T) {
+	e := startFront(t, true)
+	close(e.release)
+	var local []string
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { local = append(local, i.Conn.LocalAddr().String()) }}
+	for _, tc := range []struct{ path, want string }{
+		{"/api/v1/who", "fiber https"}, {"/k8s/clusters/c1/api", "k8s first\nk8s last\n"},
+		{"/api/v1/who", "fiber https"}, {"/k8s/clusters/c1/api", "k8s first\nk8s last\n"},
+	} {
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet,
+			"https://"+e.addr+tc.path, nil)
+		resp, err := e.client.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", tc.path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != tc.want {
+			t.Errorf("GET %s answered %q, want %q", tc.path, body, tc.want)
+		}
+	}
+	for _, l := range local[1:] {
+		if l != local[0] {
+			t.Errorf("the client used connections %v, want one reused", local)
+			break
+		}
 	}
 }
 
