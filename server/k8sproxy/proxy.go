@@ -36,6 +36,7 @@ type Options struct {
 // Proxy is the http.Handler of PathPrefix.
 type Proxy struct {
 	auth      Authenticator
+	authCache *authCache
 	upstreams *upstreams
 	open      *openRequests
 	reads     *readCounter
@@ -57,7 +58,7 @@ func New(o Options) *Proxy {
 	if o.ReadFlush <= 0 {
 		o.ReadFlush = time.Minute
 	}
-	return &Proxy{auth: o.Auth, upstreams: newUpstreams(o.Clusters), open: newOpenRequests(), reads: newReadCounter(),
+	return &Proxy{auth: o.Auth, authCache: newAuthCache(), upstreams: newUpstreams(o.Clusters), open: newOpenRequests(), reads: newReadCounter(),
 		audit: o.Audit, log: o.Log, recheck: o.Recheck, readFlush: o.ReadFlush}
 }
 
@@ -74,7 +75,7 @@ func (p *Proxy) Run(ctx context.Context) {
 			p.flushReads(context.WithoutCancel(ctx))
 			return
 		case <-recheck.C:
-			p.open.recheck(ctx, p.auth, p.log)
+			p.open.recheck(ctx, p.auth, p.log, p.authCache.forget)
 		case <-flush.C:
 			p.flushReads(ctx)
 		}
@@ -88,7 +89,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, Refuse(http.StatusNotFound, "the proxy serves "+PathPrefix+"{cluster-id}/..."))
 		return
 	}
-	id, err := p.auth.Authenticate(r.Context(), r)
+	id, err := p.authCache.authenticate(r.Context(), p.auth, r)
 	if err != nil {
 		p.refuse(w, r, err)
 		return

@@ -86,7 +86,7 @@ func (r *openRequest) hijacked(c net.Conn) {
 // recheck asks auth about every credential with open requests and ends the
 // requests of those no longer valid. A failed check (the database is
 // down) ends nothing: the next one decides.
-func (o *openRequests) recheck(ctx context.Context, auth Authenticator, log *slog.Logger) {
+func (o *openRequests) recheck(ctx context.Context, auth Authenticator, log *slog.Logger, invalid func(cred string)) {
 	o.mu.Lock()
 	ids := make([]Identity, 0, len(o.byCred))
 	for _, c := range o.byCred {
@@ -104,6 +104,7 @@ func (o *openRequests) recheck(ctx context.Context, auth Authenticator, log *slo
 			}
 		}
 		if !ok {
+			invalid(id.Credential)
 			o.endAll(id.Credential)
 			log.Info("ended proxy requests of a revoked or expired credential", "user", id.User)
 		}
