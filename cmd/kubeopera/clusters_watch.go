@@ -84,22 +84,37 @@ func followUntil(ctx context.Context, cl *apiclient.ClientWithResponses, out io.
 }
 
 func newClustersKubeconfigCommand(c *conn) *cobra.Command {
-	return &cobra.Command{
-		Use: "kubeconfig NAME", Short: "Print the kubeconfig KubeOpera reaches a cluster with (admins; audited)", Args: cobra.ExactArgs(1),
+	var admin bool
+	cmd := &cobra.Command{
+		Use: "kubeconfig NAME", Args: cobra.ExactArgs(1),
+		Short: "Print a kubeconfig of your own for a cluster: through KubeOpera's proxy, with a token that expires within hours",
+		Long: "Print a kubeconfig that reaches the cluster through KubeOpera's proxy as you, with your role's rights there " +
+			"and a token that expires within hours (or with your login, if sooner). --admin prints the cluster's own " +
+			"kubeconfig instead (platform admins; audited).",
 		ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, row, err := c.cluster(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			resp, err := cl.GetClusterKubeconfigWithResponse(cmd.Context(), row.Id)
+			var params apiclient.GetClusterKubeconfigParams
+			if admin {
+				v := apiclient.True
+				params.Admin = &v
+			}
+			resp, err := cl.GetClusterKubeconfigWithResponse(cmd.Context(), row.Id, &params)
 			if err := expect(resp, err, http.StatusOK); err != nil {
 				return err
+			}
+			if exp := resp.JSON200.ExpiresAt; exp != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "kubeconfig for %s expires at %s\n", row.Name, exp.Local().Format(time.RFC3339))
 			}
 			_, err = io.WriteString(cmd.OutOrStdout(), resp.JSON200.Kubeconfig)
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&admin, "admin", false, "the cluster's own kubeconfig, as KubeOpera reaches it (platform admins; audited)")
+	return cmd
 }
 
 func newClustersHealthCommand(c *conn) *cobra.Command {

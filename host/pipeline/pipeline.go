@@ -142,7 +142,11 @@ func (p *Pipeline) Run(ctx context.Context, hc *v1.HostCluster, kubeconfig []byt
 			return "", err
 		}
 	}
-	return readyMessage(hc) + "; " + p.dnsAdvice(ctx, hc, t), nil
+	msg := readyMessage(hc) + "; " + p.dnsAdvice(ctx, hc, t)
+	if advice := impersonateAdvice(ctx, t.clientset); advice != "" {
+		msg += "; " + advice
+	}
+	return msg, nil
 }
 
 // target returns the connection to hc's cluster, reusing the last one

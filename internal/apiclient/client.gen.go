@@ -533,6 +533,24 @@ func (e ListClustersParamsSource) Valid() bool {
 	}
 }
 
+// Defines values for GetClusterKubeconfigParamsAdmin.
+const (
+	False GetClusterKubeconfigParamsAdmin = "false"
+	True  GetClusterKubeconfigParamsAdmin = "true"
+)
+
+// Valid indicates whether the value is a known member of the GetClusterKubeconfigParamsAdmin enum.
+func (e GetClusterKubeconfigParamsAdmin) Valid() bool {
+	switch e {
+	case False:
+		return true
+	case True:
+		return true
+	default:
+		return false
+	}
+}
+
 // AuditEvent defines model for AuditEvent.
 type AuditEvent struct {
 	Actor     string    `json:"actor"`
@@ -642,7 +660,8 @@ type ClusterEvent struct {
 
 // ClusterKubeconfig defines model for ClusterKubeconfig.
 type ClusterKubeconfig struct {
-	Kubeconfig string `json:"kubeconfig"`
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
+	Kubeconfig string     `json:"kubeconfig"`
 }
 
 // ClusterList defines model for ClusterList.
@@ -1080,6 +1099,15 @@ type ListClustersParamsPhase string
 // ListClustersParamsSource defines parameters for ListClusters.
 type ListClustersParamsSource string
 
+// GetClusterKubeconfigParams defines parameters for GetClusterKubeconfig.
+type GetClusterKubeconfigParams struct {
+	// Admin true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy
+	Admin *GetClusterKubeconfigParamsAdmin `form:"admin,omitempty" json:"admin,omitempty"`
+}
+
+// GetClusterKubeconfigParamsAdmin defines parameters for GetClusterKubeconfig.
+type GetClusterKubeconfigParamsAdmin string
+
 // ConnectClusterJSONRequestBody defines body for ConnectCluster for application/json ContentType.
 type ConnectClusterJSONRequestBody = ConnectRequest
 
@@ -1510,12 +1538,12 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 	GetClusterHealth(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetClusterKubeconfig The kubeconfig KubeOpera reaches a cluster with (reading it is audited)
+	// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
 	// Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
-	GetClusterKubeconfig(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetClusterKubeconfig(ctx context.Context, id string, params *GetClusterKubeconfigParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RetryCluster Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
 	//
@@ -2037,13 +2065,13 @@ func (c *Client) GetClusterHealth(ctx context.Context, id string, reqEditors ...
 	return c.Client.Do(req)
 }
 
-// GetClusterKubeconfig The kubeconfig KubeOpera reaches a cluster with (reading it is audited)
+// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie.
+// Needs the viewer role, by a bearer token, or the session cookie.
 //
 // Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
-func (c *Client) GetClusterKubeconfig(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetClusterKubeconfigRequest(c.Server, id)
+func (c *Client) GetClusterKubeconfig(ctx context.Context, id string, params *GetClusterKubeconfigParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClusterKubeconfigRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3130,7 +3158,7 @@ func NewGetClusterHealthRequest(server string, id string) (*http.Request, error)
 }
 
 // NewGetClusterKubeconfigRequest constructs an http.Request for the GetClusterKubeconfig method
-func NewGetClusterKubeconfigRequest(server string, id string) (*http.Request, error) {
+func NewGetClusterKubeconfigRequest(server string, id string, params *GetClusterKubeconfigParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3153,6 +3181,33 @@ func NewGetClusterKubeconfigRequest(server string, id string) (*http.Request, er
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Admin != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "admin", *params.Admin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4078,14 +4133,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 	GetClusterHealthWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetClusterHealthResponse, error)
 
-	// GetClusterKubeconfigWithResponse The kubeconfig KubeOpera reaches a cluster with (reading it is audited)
+	// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
-	GetClusterKubeconfigWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetClusterKubeconfigResponse, error)
+	GetClusterKubeconfigWithResponse(ctx context.Context, id string, params *GetClusterKubeconfigParams, reqEditors ...RequestEditorFn) (*GetClusterKubeconfigResponse, error)
 
 	// RetryClusterWithResponse Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
 	//
@@ -5308,6 +5363,8 @@ type GetClusterKubeconfigResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ClusterKubeconfig
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -5327,6 +5384,11 @@ type GetClusterKubeconfigResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetClusterKubeconfigResponse) GetJSON200() *ClusterKubeconfig {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClusterKubeconfigResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -7221,15 +7283,15 @@ func (c *ClientWithResponses) GetClusterHealthWithResponse(ctx context.Context, 
 	return ParseGetClusterHealthResponse(rsp)
 }
 
-// GetClusterKubeconfigWithResponse The kubeconfig KubeOpera reaches a cluster with (reading it is audited)
+// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie.
+// Needs the viewer role, by a bearer token, or the session cookie.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
-func (c *ClientWithResponses) GetClusterKubeconfigWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetClusterKubeconfigResponse, error) {
-	rsp, err := c.GetClusterKubeconfig(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetClusterKubeconfigWithResponse(ctx context.Context, id string, params *GetClusterKubeconfigParams, reqEditors ...RequestEditorFn) (*GetClusterKubeconfigResponse, error) {
+	rsp, err := c.GetClusterKubeconfig(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -8474,6 +8536,13 @@ func ParseGetClusterKubeconfigResponse(rsp *http.Response) (*GetClusterKubeconfi
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"k8s.io/client-go/rest"
@@ -16,14 +17,30 @@ import (
 // clusterKubeconfig is GET /clusters/{id}/kubeconfig.
 type clusterKubeconfig struct {
 	// Kubeconfig is a kubeconfig file (YAML) for the cluster, with its
-	// credentials embedded.
+	// credential embedded.
 	Kubeconfig string `json:"kubeconfig"`
+	// ExpiresAt is when the kubeconfig's credential stops working; absent
+	// for the admin kubeconfig (?admin=true), which is the cluster's own.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 }
 
-// clusterKubeconfigOf is GET /clusters/{id}/kubeconfig: the kubeconfig
-// KubeOpera reaches the cluster with, for an admin. Reading it is audited
-// like a change (auditedReads).
+// userKubeconfigTTL bounds the credential of a user's kubeconfig; the
+// caller's own session or token may end it sooner.
+const userKubeconfigTTL = 8 * time.Hour
+
+// clusterKubeconfigOf is GET /clusters/{id}/kubeconfig: for anyone who may
+// see the cluster, a kubeconfig that reaches it through the server's proxy
+// with a short-lived token of their own; with ?admin=true, for a platform
+// admin, the kubeconfig KubeOpera itself reaches the cluster with. Either
+// read is audited like a change (auditedReads).
 func (s *server) clusterKubeconfigOf(c *fiber.Ctx) error {
+	admin := c.Query("admin")
+	if admin != "" && admin != "true" && admin != "false" {
+		return invalid(FieldProblem{"admin", `must be "true" or "false"`})
+	}
+	if admin == "true" && roleRank[who(c).Role] < roleRank[PlatformAdmin] {
+		return problem(http.StatusForbidden, "the cluster's own kubeconfig (?admin=true) needs the %s role; leave admin out for your own", PlatformAdmin)
+	}
 	row, err := s.store.GetCluster(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
@@ -37,6 +54,9 @@ func (s *server) clusterKubeconfigOf(c *fiber.Ctx) error {
 	}
 	if !ok {
 		return problem(http.StatusConflict, "cluster %q has no usable kubeconfig yet (status %s)", row.Name, row.Status)
+	}
+	if admin != "true" {
+		return s.userKubeconfig(c, row)
 	}
 	b, err := kubeconfigFile(row.Name, t.Config)
 	if err != nil {

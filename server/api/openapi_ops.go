@@ -51,6 +51,10 @@ var clusterQuery = []queryParam{
 	{name: "namePrefix", description: "Only clusters whose name starts with this"},
 }
 
+var kubeconfigQuery = []queryParam{
+	{name: "admin", description: "true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy", enum: []any{"true", "false"}},
+}
+
 var auditQuery = []queryParam{
 	{name: "actor", description: "Only events of this token or user name"},
 	{name: "target", description: "Only events on this ID"},
@@ -80,7 +84,7 @@ var opDocs = map[string]opDoc{
 
 	"GET /api/v1/clusters":                {id: "listClusters", tag: "clusters", errors: []int{400}, query: clusterQuery},
 	"GET /api/v1/clusters/:id":            {id: "getCluster", tag: "clusters", errors: []int{404}},
-	"GET /api/v1/clusters/:id/kubeconfig": {id: "getClusterKubeconfig", tag: "clusters", errors: []int{404, 409, 502}},
+	"GET /api/v1/clusters/:id/kubeconfig": {id: "getClusterKubeconfig", tag: "clusters", errors: []int{400, 403, 404, 409, 502}, query: kubeconfigQuery},
 	"GET /api/v1/clusters/:id/health":     {id: "getClusterHealth", tag: "clusters", errors: []int{404, 409, 502}},
 	"GET /api/v1/federation/overview":     {id: "getFederationOverview", tag: "federation", errors: []int{502}},
 	"DELETE /api/v1/clusters/:id": {id: "disconnectCluster", tag: "clusters", also: []int{204},

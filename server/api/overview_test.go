@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
@@ -99,9 +101,19 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 		t.Errorf("health = %s; want the not-ready node among the findings and usage from requests", body)
 	}
 
+	// A viewer's kubeconfig reaches the cluster through the proxy with a
+	// token of its own that expires; the cluster's credential is not in it,
+	// and the cluster's own kubeconfig is for admins only.
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/kubeconfig", e.viewer, nil)
+	mustStatus(t, "viewer's kubeconfig", code, body, 200)
+	mustMatchDoc(t, http.MethodGet, "/api/v1/clusters/{id}/kubeconfig", code, body)
+	checkProxyKubeconfig(t, decode[clusterKubeconfig](t, body), live.ID, target.Config)
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/kubeconfig?admin=true", e.viewer, nil)
+	mustStatus(t, "viewer asking for the admin kubeconfig", code, body, 403)
+
 	// An admin's kubeconfig of the live cluster reaches it; a cluster with
 	// none stored yet is a 409.
-	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/kubeconfig", e.admin, nil)
+	code, body = e.do(http.MethodGet, "/api/v1/clusters/"+live.ID+"/kubeconfig?admin=true", e.admin, nil)
 	mustStatus(t, "kubeconfig", code, body, 200)
 	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(decode[clusterKubeconfig](t, body).Kubeconfig))
 	if err != nil {
@@ -122,6 +134,35 @@ func TestOverviewAndHealthOverConnectedClusters(t *testing.T) {
 	audit := decode[auditPage](t, adminGet(t, e, "/api/v1/audit?target="+live.ID))
 	if len(audit.Items) == 0 || audit.Items[0].Route != "/api/v1/clusters/:id/kubeconfig" || audit.Items[0].Actor != "test-platform-admin" {
 		t.Errorf("reading the kubeconfig is not audited: %+v", audit.Items)
+	}
+}
+
+// checkProxyKubeconfig checks a user's kubeconfig: its server is the
+// proxy for cluster id, its credential a token of its own that expires
+// within hours, and nothing of the cluster's own credential is in it.
+func checkProxyKubeconfig(t *testing.T, kc clusterKubeconfig, id string, cluster *rest.Config) {
+	t.Helper()
+	// Loaded, not turned into a rest.Config: client-go sends no token to
+	// an http:// server, and this test server is one.
+	cfg, err := clientcmd.Load([]byte(kc.Kubeconfig))
+	if err != nil {
+		t.Fatalf("the user's kubeconfig does not load: %v", err)
+	}
+	ctx := cfg.Contexts[cfg.CurrentContext]
+	if ctx == nil || cfg.Clusters[ctx.Cluster] == nil || cfg.AuthInfos[ctx.AuthInfo] == nil {
+		t.Fatalf("the user's kubeconfig has no complete current context:\n%s", kc.Kubeconfig)
+	}
+	server, token := cfg.Clusters[ctx.Cluster].Server, cfg.AuthInfos[ctx.AuthInfo].Token
+	if !strings.HasSuffix(server, "/k8s/clusters/"+id) || !strings.HasPrefix(token, "kop_") {
+		t.Errorf("user's kubeconfig reaches %s with token %.4s..., want the proxy and a KubeOpera token", server, token)
+	}
+	if kc.ExpiresAt == nil || time.Until(*kc.ExpiresAt) > userKubeconfigTTL || time.Until(*kc.ExpiresAt) < userKubeconfigTTL-time.Minute {
+		t.Errorf("user's kubeconfig expires at %v, want in %s", kc.ExpiresAt, userKubeconfigTTL)
+	}
+	for _, secret := range [][]byte{cluster.CertData, cluster.KeyData, cluster.CAData, []byte(cluster.BearerToken)} {
+		if len(secret) > 0 && strings.Contains(kc.Kubeconfig, base64.StdEncoding.EncodeToString(secret)) {
+			t.Error("the user's kubeconfig carries the cluster's own credential")
+		}
 	}
 }
 

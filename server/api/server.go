@@ -105,6 +105,9 @@ type Deps struct {
 	// PasswordsOff refuses sign-in with a local password (break-glass
 	// stays: tokens made with the local CLI).
 	PasswordsOff bool
+	// ProxyCA is the CA a user's kubeconfig trusts for this server's
+	// cluster proxy (PEM); empty for the system's roots.
+	ProxyCA []byte
 }
 
 type server struct {
@@ -143,6 +146,7 @@ type server struct {
 
 	sso          *oidc.Provider
 	passwordsOff bool
+	proxyCA      []byte
 }
 
 // New returns the API as a fiber app.
@@ -174,6 +178,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	s.sessions = d.Sessions.withDefaults()
 	s.trustedProxies, s.allowUnsafeKubeconfigs, s.defaults = d.TrustedProxies, d.AllowUnsafeKubeconfigs, d.Defaults
 	s.sso, s.passwordsOff = d.SSO, d.PasswordsOff
+	s.proxyCA = d.ProxyCA
 	if s.log == nil {
 		s.log = slog.Default()
 	}

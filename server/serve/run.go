@@ -96,7 +96,13 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	// Last uses are flushed after the server stops, before the database
 	// closes.
 	defer func() { stopUsage(); <-usageDone }()
-	app := api.New(api.Deps{TokenUsage: usage, Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
+	px, stopProxy := startProxy(ctx, st, usage, fleetSrc, log)
+	defer stopProxy() // read counts are flushed before the database closes
+	proxyCA, err := proxyCA(c)
+	if err != nil {
+		return err
+	}
+	app := api.New(api.Deps{TokenUsage: usage, ProxyCA: proxyCA, Store: st, Keyring: keys, Providers: providers, Registry: registry, Inspector: inspector,
 		Logger: log, Fleet: fleetSrc, Overview: overview, SetupSecret: setupSecret,
 		SetupDone: func(ctx context.Context) { RemoveSetupSecret(ctx, st, c.setupSecretFile(), say) },
 		Web:       web.Dist(), TrustedProxies: proxies,
@@ -121,15 +127,7 @@ func Run(ctx context.Context, c Config, out, logOut io.Writer, ready chan<- stri
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- app.Listener(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	say("shutting down")
-	return app.ShutdownWithTimeout(10 * time.Second)
+	return serveFront(ctx, ln, app, px, func() { say("shutting down") })
 }
 
 // tokenUsageFlush is how often token uses are written (last_used_at).

@@ -60,7 +60,7 @@ func infrastructureFiles(p Params) []file {
 	if objs := storage(p); len(objs) > 0 {
 		files = append(files, file{"storage.yaml", objs})
 	}
-	return append(files, file{"database.yaml", database(p)})
+	return append(files, file{"database.yaml", database(p)}, file{"kubeopera-access.yaml", accessObjects()})
 }
 
 func namespaces(p Params) []any {

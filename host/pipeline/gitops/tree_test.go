@@ -257,7 +257,7 @@ func TestTreeLayout(t *testing.T) {
 	want := []string{"README.md", "apps/controller.yaml", "apps/kustomization.yaml",
 		"apps/server.yaml", "infrastructure/cert-manager.yaml", "infrastructure/database.yaml",
 		"infrastructure/envoy-gateway.yaml", "infrastructure/gateway-api.yaml",
-		"infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
+		"infrastructure/kubeopera-access.yaml", "infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
 		"infrastructure/storage.yaml", "tls/cluster-issuer.yaml", "tls/gateway.yaml", "tls/kustomization.yaml"}
 	var got []string
 	for _, p := range generate(t, prod).Paths() {
@@ -279,7 +279,7 @@ func TestTreeLayout(t *testing.T) {
 	// the Gateway in tls.
 	nginxWant := []string{"README.md", "apps/controller.yaml", "apps/dashboard.yaml", "apps/kustomization.yaml",
 		"apps/server.yaml", "infrastructure/cert-manager.yaml", "infrastructure/database.yaml",
-		"infrastructure/ingress-nginx.yaml", "infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
+		"infrastructure/ingress-nginx.yaml", "infrastructure/kubeopera-access.yaml", "infrastructure/kustomization.yaml", "infrastructure/namespaces.yaml",
 		"infrastructure/storage.yaml", "tls/cluster-issuer.yaml", "tls/kustomization.yaml"}
 	nginx := nginxParams()
 	nginx.Path = ""

@@ -220,8 +220,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The kubeconfig KubeOpera reaches a cluster with (reading it is audited)
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie.
+         * A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+         * @description Needs the viewer role, by a bearer token, or the session cookie.
          */
         get: operations["getClusterKubeconfig"];
         put?: never;
@@ -671,6 +671,8 @@ export interface components {
             type: string;
         };
         ClusterKubeconfig: {
+            /** Format: date-time */
+            expiresAt?: string;
             kubeconfig: string;
         };
         ClusterList: {
@@ -1903,7 +1905,10 @@ export interface operations {
     };
     getClusterKubeconfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy */
+                admin?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description The ID of the cluster */
@@ -1920,6 +1925,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClusterKubeconfig"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -3396,6 +3410,7 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiV1ClustersGetParametersQueryPhaseValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["phase"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const pathsApiV1ClustersGetParametersQuerySourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
+export const pathsApiV1ClustersIdKubeconfigGetParametersQueryAdminValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters/{id}/kubeconfig"]["get"]["parameters"]["query"]["admin"]> = ["true", "false"];
 export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["badge"]> = ["green", "amber", "red", "gray"];
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];

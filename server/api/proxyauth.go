@@ -1,0 +1,105 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ochestra-tech/kubeopera/server/k8sproxy"
+	"github.com/ochestra-tech/kubeopera/server/store"
+)
+
+// ProxyAuth authenticates the cluster proxy's callers with the REST API's
+// own bearer tokens and sessions (k8sproxy.Authenticator), so a token or
+// session refused here is refused there.
+type ProxyAuth struct {
+	Store *store.Store
+	// Sessions is the same sign-in policy the API runs with.
+	Sessions SessionOptions
+	// TokenUsage records token use as authorize does; nil records none.
+	TokenUsage *TokenUsage
+}
+
+// Credential keys of k8sproxy.Identity.
+const (
+	tokenCredential   = "token:"
+	sessionCredential = "session:"
+)
+
+// Authenticate is k8sproxy.Authenticator.Authenticate: a bearer token
+// takes precedence over the session cookie, as in authorize.
+func (a ProxyAuth) Authenticate(ctx context.Context, r *http.Request) (k8sproxy.Identity, error) {
+	header := r.Header.Get("Authorization")
+	if cookie, err := r.Cookie(sessionCookie); header == "" && err == nil && cookie.Value != "" {
+		return a.session(ctx, r, cookie.Value)
+	}
+	token, ok := bearerToken(header)
+	if !ok {
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusUnauthorized,
+			"missing bearer token: use the kubeconfig 'kubeopera clusters kubeconfig NAME' prints")
+	}
+	t, err := a.Store.TokenByHash(ctx, HashToken(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusUnauthorized, "the bearer token is not valid: it was never issued or has been revoked")
+	}
+	if err != nil {
+		return k8sproxy.Identity{}, err
+	}
+	now := time.Now()
+	if !t.Active(now) {
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusUnauthorized,
+			"the bearer token \""+t.Name+"\" has been revoked or has expired: get a new kubeconfig with 'kubeopera clusters kubeconfig NAME'")
+	}
+	if a.TokenUsage != nil {
+		a.TokenUsage.record(t.ID, now)
+	}
+	id := k8sproxy.Identity{User: proxyUserOfToken(t), Role: t.Role, TokenID: t.ID, Credential: tokenCredential + t.ID}
+	if t.ExpiresAt != nil {
+		id.Expires = *t.ExpiresAt
+	}
+	return id, nil
+}
+
+// proxyUserOfToken is the user name the proxy acts as for a token. A
+// token is not bound to a user in the store (a login token's name is
+// chosen by whoever holds the password), so its name cannot be trusted as
+// a username: tokens are "token:<name>", which no username can be.
+func proxyUserOfToken(t *store.Token) string { return "token:" + t.Name }
+
+func (a ProxyAuth) session(ctx context.Context, r *http.Request, cookie string) (k8sproxy.Identity, error) {
+	o := a.Sessions.withDefaults()
+	sess, u, err := a.Store.UseSession(ctx, HashToken(cookie), o.now(), o.Idle)
+	switch {
+	case errors.Is(err, store.ErrSessionExpired):
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusUnauthorized, "your session has expired; sign in again")
+	case errors.Is(err, store.ErrNotFound):
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusUnauthorized, "you are signed out; sign in again")
+	case err != nil:
+		return k8sproxy.Identity{}, err
+	}
+	if mutating(r.Method) && subtle.ConstantTimeCompare([]byte(r.Header.Get(csrfHeader)), []byte(sess.CSRFToken)) != 1 {
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusForbidden,
+			"missing or wrong "+csrfHeader+" header: a request that changes something must send the token GET /api/v1/session returned")
+	}
+	return k8sproxy.Identity{User: u.Username, Role: u.Role, Credential: sessionCredential + sess.IDHash, Expires: sess.ExpiresAt}, nil
+}
+
+// Valid is k8sproxy.Authenticator.Valid.
+func (a ProxyAuth) Valid(ctx context.Context, id k8sproxy.Identity) (bool, error) {
+	if tokenID, ok := strings.CutPrefix(id.Credential, tokenCredential); ok {
+		return a.Store.TokenActive(ctx, tokenID)
+	}
+	hash, ok := strings.CutPrefix(id.Credential, sessionCredential)
+	if !ok {
+		return false, nil
+	}
+	o := a.Sessions.withDefaults()
+	_, _, err := a.Store.UseSession(ctx, hash, o.now(), o.Idle)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrSessionExpired) {
+		return false, nil
+	}
+	return err == nil, err
+}
