@@ -42,14 +42,18 @@ var DefaultAddonVersions = []AddonVersion{
 }
 
 // EKS is a fake Amazon EKS speaking its REST-JSON protocol:
-// DescribeClusterVersions (GET /cluster-versions) and DescribeAddonVersions
-// (GET /addons/supported-versions).
+// DescribeClusterVersions (GET /cluster-versions), DescribeAddonVersions
+// (GET /addons/supported-versions), DescribeAddonConfiguration (GET
+// /addons/configuration-schemas, eksaddon.go) and DescribeCluster (GET
+// /clusters/{name}, eksaddon.go).
 type EKS struct {
 	iam *IAM
 
 	mu       sync.Mutex
 	versions []ClusterVersion
 	addons   []AddonVersion
+	clusters map[string]Cluster
+	schemas  map[string][]byte
 	calls    int
 }
 
@@ -103,7 +107,11 @@ func (e *EKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	action := map[string]string{"/cluster-versions": "eks:DescribeClusterVersions",
-		"/addons/supported-versions": "eks:DescribeAddonVersions"}[r.URL.Path]
+		"/addons/supported-versions":    "eks:DescribeAddonVersions",
+		"/addons/configuration-schemas": "eks:DescribeAddonConfiguration"}[r.URL.Path]
+	if strings.HasPrefix(r.URL.Path, "/clusters/") && strings.Count(r.URL.Path, "/") == 2 {
+		action = "eks:DescribeCluster"
+	}
 	if r.Method != http.MethodGet || action == "" {
 		eksError(w, http.StatusNotFound, "ResourceNotFoundException", "no route for "+r.Method+" "+r.URL.Path)
 		return
@@ -112,8 +120,15 @@ func (e *EKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		eksError(w, http.StatusForbidden, "AccessDeniedException", "User is not authorized to perform: "+action)
 		return
 	}
-	if action == "eks:DescribeAddonVersions" {
+	switch action {
+	case "eks:DescribeAddonVersions":
 		e.describeAddonVersions(w, r)
+		return
+	case "eks:DescribeAddonConfiguration":
+		e.describeAddonConfiguration(w, r)
+		return
+	case "eks:DescribeCluster":
+		e.describeCluster(w, strings.TrimPrefix(r.URL.Path, "/clusters/"))
 		return
 	}
 	want := r.URL.Query()["clusterVersions"]

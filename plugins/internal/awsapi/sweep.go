@@ -19,9 +19,10 @@ import (
 // balancers, their target groups and security groups. They carry the
 // tag kubernetes.io/cluster/<cluster name> = owned (the EBS driver only
 // when started with --k8s-tag-cluster-id; it refuses the key as an extra
-// volume tag. Its own ebs.csi.aws.com/cluster = true is on every
-// cluster's volumes and says nothing of which). Sweep deletes what is
-// left of them after terraform destroy.
+// volume tag, so the EKS add-on, whose schema takes no such option, tags
+// VolumeTag = <cluster name> instead. Its own ebs.csi.aws.com/cluster =
+// true is on every cluster's volumes and says nothing of which). Sweep
+// deletes what is left of them after terraform destroy.
 
 // Leftover is a resource Sweep found and could not delete.
 type Leftover struct {
@@ -44,6 +45,12 @@ type SweepResult struct {
 	// caller sweeps again before it reports what was left.
 	LoadBalancersDeleted bool
 }
+
+// VolumeTag is the tag key the EBS CSI add-on puts on the volumes it
+// makes (its extraVolumeTags), the cluster's name as value: the add-on's
+// schema takes no k8sTagClusterId, and the driver refuses extra tags
+// starting with kubernetes.io.
+const VolumeTag = "kubeopera.io/cluster"
 
 // ClusterTag is the tag key of the resources a cluster's controllers
 // create for it; the value is "owned".
@@ -127,9 +134,10 @@ func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *
 	}
 	seen := map[string]bool{}
 	var vols []volume
-	// The in-tree plugin's and the EBS driver's two spellings of the same
-	// ownership; DescribeVolumes ANDs filters, so one call each.
-	for key, value := range map[string]string{ClusterTag(clusterName): "owned", "KubernetesCluster": clusterName} {
+	// The in-tree plugin's and the EBS driver's spellings of the same
+	// ownership, and the EKS add-on's extra tag; DescribeVolumes ANDs
+	// filters, so one call each.
+	for key, value := range map[string]string{ClusterTag(clusterName): "owned", "KubernetesCluster": clusterName, VolumeTag: clusterName} {
 		form := url.Values{"Action": {"DescribeVolumes"}, "Filter.1.Name": {"tag:" + key}, "Filter.1.Value.1": {value}}
 		err := ec2Pages(ctx, cfg, form, "list the cluster's EBS volumes", func(data []byte) (string, error) {
 			var page struct {

@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/ochestra-tech/kubeopera/plugins/internal/addonschema"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -145,6 +146,27 @@ func (p *Provider) checkEBSAddon(ctx context.Context, cfg aws.Config, in map[str
 		f.add("kubernetesVersion", "EKS in %s offers no aws-ebs-csi-driver add-on %s for Kubernetes %s (it offers %s); this plugin "+
 			"installs that build: pick a Kubernetes version it is offered for, or a KubeOpera release that pins another",
 			in["region"], upstream.EBSCSIAddon.Version, minor, orNone(versions))
+		return nil
+	}
+	return checkEBSAddonValues(ctx, cfg, in, minor, f)
+}
+
+// checkEBSAddonValues validates the add-on's rendered configuration_values
+// against the schema EKS holds for the pinned build
+// (eks:DescribeAddonConfiguration): CreateAddon refuses keys it lacks, and
+// would fail every apply and every retry after the cluster and its nodes
+// were made.
+func checkEBSAddonValues(ctx context.Context, cfg aws.Config, in map[string]string, minor string, f *preflight) error {
+	schema, err := awsapi.AddonConfigurationSchema(ctx, cfg, "aws-ebs-csi-driver", upstream.EBSCSIAddon.Version)
+	if err != nil {
+		return err
+	}
+	// Every cluster's values have the same keys; only the name differs.
+	values := tfmodules.EBSCSIConfigurationValues(tfmodules.Name("preflight"))
+	if err := addonschema.Validate(schema, []byte(values)); err != nil {
+		f.add("kubernetesVersion", "EKS in %s would refuse the configuration this plugin gives the aws-ebs-csi-driver add-on %s "+
+			"for Kubernetes %s (%v): use a KubeOpera release whose add-on configuration fits that schema", in["region"],
+			upstream.EBSCSIAddon.Version, minor, err)
 	}
 	return nil
 }

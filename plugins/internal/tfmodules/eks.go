@@ -1,11 +1,14 @@
 package tfmodules
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 
-	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
 
 // EKSInput is one aws-eks request: an EKS cluster with a managed node group.
@@ -86,15 +89,16 @@ func EKS(in EKSInput) (terraform.Module, error) {
 			c.vpcCall(EKSUnsupportedZoneIDs...),
 			{Name: "eks", Source: "./modules/eks",
 				Inputs: map[string]cty.Value{
-					"name":                    cty.StringVal(Name(c.ClusterID)),
-					"kubernetes_version":      cty.StringVal(c.KubernetesVersion),
-					"node_version":            cty.StringVal(nodeVersion),
-					"node_count":              cty.NumberIntVal(int64(c.NodeCount)),
-					"instance_type":           cty.StringVal(c.InstanceType),
-					"endpoint_public_access":  cty.BoolVal(in.PublicAccess),
-					"endpoint_private_access": cty.BoolVal(in.PrivateAccess),
-					"public_access_cidrs":     stringList(cidrs),
-					"ebs_csi_addon_version":   cty.StringVal(upstream.EBSCSIAddon.Version),
+					"name":                         cty.StringVal(Name(c.ClusterID)),
+					"kubernetes_version":           cty.StringVal(c.KubernetesVersion),
+					"node_version":                 cty.StringVal(nodeVersion),
+					"node_count":                   cty.NumberIntVal(int64(c.NodeCount)),
+					"instance_type":                cty.StringVal(c.InstanceType),
+					"endpoint_public_access":       cty.BoolVal(in.PublicAccess),
+					"endpoint_private_access":      cty.BoolVal(in.PrivateAccess),
+					"public_access_cidrs":          stringList(cidrs),
+					"ebs_csi_addon_version":        cty.StringVal(upstream.EBSCSIAddon.Version),
+					"ebs_csi_configuration_values": cty.StringVal(EBSCSIConfigurationValues(Name(c.ClusterID))),
 				},
 				References: map[string]string{
 					"control_plane_subnet_ids": "module.vpc.private_subnet_ids",
@@ -112,4 +116,17 @@ func EKS(in EKSInput) (terraform.Module, error) {
 		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
 	}
 	return m, nil
+}
+
+// EBSCSIConfigurationValues is the aws-ebs-csi-driver add-on's
+// configuration_values for the cluster named name: only keys the add-on's
+// own schema has had in every version shown (controller.extraVolumeTags;
+// the Helm chart's controller.k8sTagClusterId is not in it, and EKS
+// refuses unknown keys). Volumes are tagged awsapi.VolumeTag = name for
+// the destroy's sweep: a kubeopera.io key, since the driver refuses extra
+// tags starting with kubernetes.io and its controller then exits.
+func EBSCSIConfigurationValues(name string) string {
+	data, _ := json.Marshal(map[string]any{"controller": map[string]any{
+		"extraVolumeTags": map[string]string{awsapi.VolumeTag: name}}})
+	return string(data)
 }
