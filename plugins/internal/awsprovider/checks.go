@@ -100,13 +100,11 @@ func (f *preflight) result() error {
 // many of the region's zones as the cluster spreads over (for EKS, not
 // counting the zones EKS refuses).
 func (p *Provider) checkZones(ctx context.Context, cfg aws.Config, in map[string]string, f *preflight) error {
-	zones, err := awsapi.InstanceTypeZoneIDs(ctx, cfg, in["instanceType"])
+	offered, err := awsapi.InstanceTypeZoneIDs(ctx, cfg, in["instanceType"])
 	if err != nil {
 		return err
 	}
-	if !p.opts.ControlPlane {
-		zones = slices.DeleteFunc(zones, func(z string) bool { return slices.Contains(tfmodules.EKSUnsupportedZoneIDs, z) })
-	}
+	zones := p.usableZones(offered)
 	if len(zones) < tfmodules.DefaultAZCount {
 		f.add("instanceType", "EC2 offers %s in %d availability zone(s) of %s (%s); the cluster spreads over %d: pick a type "+
 			"offered in more zones, e.g. t3.medium", in["instanceType"], len(zones), in["region"], orNone(zones), tfmodules.DefaultAZCount)

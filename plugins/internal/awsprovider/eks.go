@@ -22,7 +22,7 @@ func EKS(version string) *Provider {
 
 type eks struct{}
 
-func (eks) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
+func (eks) module(id string, in map[string]string, at placement) (terraform.Module, error) {
 	nodes, _ := strconv.Atoi(in["nodeCount"])
 	minor, _, err := EKSVersions.Resolve(in["kubernetesVersion"])
 	if err != nil {
@@ -34,7 +34,7 @@ func (eks) module(id string, in map[string]string, role *tfmodules.AssumeRole) (
 	}
 	return tfmodules.EKS(tfmodules.EKSInput{ClusterID: id, Region: in["region"], NodeCount: nodes,
 		InstanceType: in["instanceType"], KubernetesVersion: minor, NodeVersion: in[inputNodeVersion], PublicAccess: in[inputPublicAccess] != "false",
-		PrivateAccess: in[inputPrivateAccess] != "false", PublicAccessCIDRs: cidrs, AssumeRole: role})
+		PrivateAccess: in[inputPrivateAccess] != "false", PublicAccessCIDRs: cidrs, AssumeRole: at.role, ZoneIDs: at.zoneIDs})
 }
 
 // settle has nothing to wait for: terraform apply returns once the cluster

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
@@ -52,13 +51,18 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	if err != nil {
 		return sdk.Operation{}, err
 	}
-	module, err := p.module(id, in, role)
+	// Read before the destroy removes the outputs; no state, no relay.
+	outputs, _ := exec.Outputs(ctx, id)
+	zones, err := p.zones(ctx, creds, in, outputs, action == terraform.Apply)
+	if err != nil {
+		return sdk.Operation{}, err
+	}
+	module, err := p.module(id, in, placement{role: role, zoneIDs: zones})
 	if err != nil {
 		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
 	}
 	if action == terraform.Destroy {
-		// Read before the destroy removes the outputs; no state, no relay.
-		if outputs, err := exec.Outputs(ctx, id); err == nil {
+		if outputs != nil {
 			op.Relay = p.flavour.relay(id, outputs)
 		}
 		if err := p.sweepBeforeDestroy(ctx, creds, op); err != nil {
@@ -73,10 +77,10 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 
 // module is the flavour's embedded module tree, or the tree in
 // KUBEOPERA_TERRAFORM_MODULE_DIR with the inputs as terraform.tfvars.json.
-func (p *Provider) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
+func (p *Provider) module(id string, in map[string]string, at placement) (terraform.Module, error) {
 	dir := os.Getenv(envModuleDir)
 	if dir == "" {
-		return p.flavour.module(id, in, role)
+		return p.flavour.module(id, in, at)
 	}
 	m := terraform.Module{Files: map[string][]byte{}}
 	err := fs.WalkDir(os.DirFS(dir), ".", func(path string, d fs.DirEntry, err error) error {

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
@@ -20,7 +19,7 @@ import (
 // module a request runs, what must happen after terraform before the
 // cluster is usable, and how its kubeconfig is made.
 type flavour interface {
-	module(clusterID string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error)
+	module(clusterID string, in map[string]string, at placement) (terraform.Module, error)
 	// settle reports on the cluster once terraform apply succeeded (a
 	// bootstrap still running on the machines, say); nil when it is done.
 	settle(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (*sdk.OperationStatus, error)

@@ -200,7 +200,12 @@ func (p *Provider) startStep(ctx context.Context, exec terraform.Executor, rec *
 	if err != nil {
 		return err
 	}
-	module, err := p.module(op.ClusterID, in, role)
+	outputs, _ := exec.Outputs(ctx, op.ClusterID)
+	zones, err := p.zones(ctx, creds, in, outputs, false)
+	if err != nil {
+		return err
+	}
+	module, err := p.module(op.ClusterID, in, placement{role: role, zoneIDs: zones})
 	if err != nil {
 		return sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
 	}

@@ -41,7 +41,7 @@ func (v vanilla) now() time.Time {
 	return time.Now()
 }
 
-func (vanilla) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
+func (vanilla) module(id string, in map[string]string, at placement) (terraform.Module, error) {
 	cp, _ := strconv.Atoi(in["controlPlaneCount"])
 	nodes, _ := strconv.Atoi(in["nodeCount"])
 	minor, patch, err := VanillaVersions.Resolve(in["kubernetesVersion"])
@@ -54,7 +54,7 @@ func (vanilla) module(id string, in map[string]string, role *tfmodules.AssumeRol
 	}
 	return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: id, Region: in["region"], ControlPlaneCount: cp,
 		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: minor, KubernetesPatch: patch,
-		APIAllowedCIDRs: cidrs, AssumeRole: role})
+		APIAllowedCIDRs: cidrs, AssumeRole: at.role, ZoneIDs: at.zoneIDs})
 }
 
 // settleTimeout bounds the wait for the control planes' bootstrap, from

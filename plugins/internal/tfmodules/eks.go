@@ -39,6 +39,10 @@ type EKSInput struct {
 	PublicAccessCIDRs []string
 	// AssumeRole, when set, is assumed by terraform's AWS provider itself.
 	AssumeRole *AssumeRole
+	// ZoneIDs are the availability zone IDs of the subnets, in order, at
+	// least AZCount: the zones the preflight found offering InstanceType.
+	// None leaves the choice to the vpc module (the region's first).
+	ZoneIDs []string
 }
 
 // EKSUnsupportedZoneIDs are the availability zones where EKS cannot create
@@ -58,7 +62,7 @@ var (
 // with aws-iam-authenticator needs.
 func EKS(in EKSInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
-		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole, ZoneIDs: in.ZoneIDs}
 	if err := c.check(1); err != nil {
 		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
 	}
@@ -109,6 +113,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 			{Name: "cluster_name", Expr: "module.eks.cluster_name"},
 			{Name: "endpoint", Expr: "module.eks.endpoint"},
 			{Name: "certificate_authority_data", Expr: "module.eks.certificate_authority_data"},
+			zoneOutput,
 		},
 	}
 	m, err := build(root, "vpc", "eks")
