@@ -43,6 +43,11 @@ func (eks) settle(context.Context, aws.Config, operation, map[string]json.RawMes
 	return nil, nil
 }
 
+// retry has nothing to replace: settle never fails an EKS cluster.
+func (eks) retry(_ context.Context, _ aws.Config, op operation, _ map[string]json.RawMessage) (operation, error) {
+	return op, nil
+}
+
 // relay: EKS clusters write nothing outside Terraform's state.
 func (eks) relay(string, map[string]json.RawMessage) string { return "" }
 

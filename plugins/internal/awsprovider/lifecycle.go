@@ -69,10 +69,38 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 			return sdk.Operation{}, err
 		}
 	}
+	if action == terraform.Apply {
+		if retried, ok, err := p.retrySettle(ctx, exec, creds, op, outputs); ok || err != nil {
+			return sdk.Operation{ID: retried.String()}, err
+		}
+	}
 	if err := exec.Start(ctx, terraform.Run{ID: id, Action: action, Module: module, Env: env}); err != nil {
 		return sdk.Operation{}, err
 	}
 	return sdk.Operation{ID: op.String()}, nil
+}
+
+// retrySettle is a Provision asked again (the host's Retry) of a cluster
+// whose apply succeeded: terraform has nothing to do, so a failed settle
+// (a node's bootstrap) is what is retried, by the flavour replacing what
+// failed. ok is false when the apply has not succeeded, and the run is
+// started (or resumed) as usual.
+func (p *Provider) retrySettle(ctx context.Context, exec terraform.Executor, creds sdk.Credentials, op operation,
+	outputs map[string]json.RawMessage) (operation, bool, error) {
+	st, err := exec.Status(ctx, op.ClusterID, terraform.Apply)
+	if err != nil || st.State != sdk.Succeeded || outputs == nil {
+		return op, false, nil
+	}
+	cfg, err := awsapi.Config(ctx, creds, op.Region)
+	if err != nil {
+		return op, true, err
+	}
+	settling, err := p.flavour.settle(ctx, cfg, op, outputs)
+	if err != nil || settling == nil || settling.State != sdk.Failed {
+		return op, true, err // done, or still settling: the same operation
+	}
+	retried, err := p.flavour.retry(ctx, cfg, op, outputs)
+	return retried, true, err
 }
 
 // module is the flavour's embedded module tree, or the tree in

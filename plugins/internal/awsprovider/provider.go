@@ -27,6 +27,10 @@ type flavour interface {
 	// deletes after terraform, from the state's outputs; "" for none.
 	relay(clusterID string, outputs map[string]json.RawMessage) string
 	kubeconfig(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error)
+	// retry does what a Provision asked again after its apply succeeded
+	// but settle failed: it replaces what failed and returns the
+	// operation to follow, or refuses saying what to do instead.
+	retry(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (operation, error)
 }
 
 // Provider is one AWS provider plugin (Vanilla or EKS): Info and Validate

@@ -44,6 +44,8 @@ func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 		"elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:Describe*", "kms:Decrypt", "arn:aws:ssm:*::parameter/aws/service/canonical/*",
 		// Validate's preflight (awsprovider.checkWithAWS); ec2:Describe*
 		// covers DescribeInstanceTypes and DescribeInstanceTypeOfferings.
+		// Retry of a worker's failed bootstrap (awsprovider vanilla.retry).
+		"autoscaling:TerminateInstanceInAutoScalingGroup",
 		"eks:DescribeAddonVersions", "eks:DescribeAddonConfiguration", "servicequotas:GetServiceQuota", "servicequotas:GetAWSDefaultServiceQuota"} {
 		if !strings.Contains(granted, `"`+action+`"`) {
 			t.Errorf("the documented policy does not grant %s", action)
