@@ -232,6 +232,7 @@ func (s *Server) Env() map[string]string {
 		"AWS_ENDPOINT_URL_EKS": s.EKSURL,
 		// The SDK's name for Elastic Load Balancing v2's variable.
 		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2": s.ELBURL,
+		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING":    s.ELBURL,
 		"AWS_ENDPOINT_URL_SERVICE_QUOTAS":            s.SQURL,
 		"AWS_ENDPOINT_URL_AUTO_SCALING":              s.ASGURL,
 	}

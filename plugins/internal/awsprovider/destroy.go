@@ -88,7 +88,7 @@ func (p *Provider) sweepBeforeDestroy(ctx context.Context, creds sdk.Credentials
 		return sdk.Unavailable("before terraform destroy: %v", err)
 	}
 	name := tfmodules.Name(op.ClusterID)
-	swept, err := awsapi.SweepLoadBalancers(ctx, cfg, name)
+	swept, err := awsapi.SweepBlockers(ctx, cfg, name)
 	if len(swept.Deleted) > 0 {
 		rec.Deleted = append(rec.Deleted, swept.Deleted...)
 		if serr := log.save(ctx, op, rec, cm); serr != nil {
