@@ -65,7 +65,7 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 		if outputs != nil {
 			op.Relay = p.flavour.relay(id, outputs)
 		}
-		if err := p.sweepBeforeDestroy(ctx, creds, op); err != nil {
+		if err := p.sweepBeforeDestroy(ctx, creds, op, in); err != nil {
 			return sdk.Operation{}, err
 		}
 	}
@@ -151,6 +151,9 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 			return sdk.OperationStatus{}, err
 		}
 		return finishDestroy(ctx, req.Credentials, op, out, log)
+	}
+	if op.Action == terraform.Destroy && st.State == sdk.Failed && dependencyViolation(out) {
+		return p.destroyAgain(ctx, req.Credentials, op, exec, out)
 	}
 	if op.Action == terraform.Destroy || st.State != sdk.Succeeded {
 		if op.Action == terraform.Apply {
