@@ -36,9 +36,15 @@ type AddonVersion struct {
 }
 
 // DefaultAddonVersions are the add-on versions a new fake EKS offers: the
-// EBS CSI driver build the plugins pin, on every default cluster version.
+// builds the plugins pin (EBS CSI driver, vpc-cni, kube-proxy, CoreDNS),
+// each for the minors it is pinned for and some more.
 var DefaultAddonVersions = []AddonVersion{
 	{"aws-ebs-csi-driver", "v1.64.0-eksbuild.1", []string{"1.36", "1.35", "1.34", "1.33", "1.32"}},
+	{"vpc-cni", "v1.21.1-eksbuild.1", []string{"1.36", "1.35", "1.34", "1.33", "1.32"}},
+	{"kube-proxy", "v1.35.0-eksbuild.2", []string{"1.35"}},
+	{"kube-proxy", "v1.36.0-eksbuild.1", []string{"1.36"}},
+	{"coredns", "v1.13.1-eksbuild.1", []string{"1.35", "1.34"}},
+	{"coredns", "v1.13.2-eksbuild.1", []string{"1.36", "1.35"}},
 }
 
 // EKS is a fake Amazon EKS speaking its REST-JSON protocol:

@@ -146,7 +146,33 @@ func (p *Provider) checkEBSAddon(ctx context.Context, cfg aws.Config, in map[str
 			in["region"], upstream.EBSCSIAddon.Version, minor, orNone(versions))
 		return nil
 	}
-	return checkEBSAddonValues(ctx, cfg, in, minor, f)
+	if err := checkEBSAddonValues(ctx, cfg, in, minor, f); err != nil {
+		return err
+	}
+	return checkCoreAddons(ctx, cfg, in, minor, f)
+}
+
+// checkCoreAddons asks EKS whether it offers the builds of vpc-cni,
+// kube-proxy and CoreDNS pinned for the minor.
+func checkCoreAddons(ctx context.Context, cfg aws.Config, in map[string]string, minor string, f *preflight) error {
+	pinned, ok := upstream.EKSAddons(minor)
+	if !ok {
+		f.add("kubernetesVersion", "this plugin pins no vpc-cni, kube-proxy and CoreDNS add-on builds for Kubernetes %s (it pins %s)",
+			minor, strings.Join(upstream.EKSAddonMinors(), ", "))
+		return nil
+	}
+	for _, name := range upstream.EKSAddonNames {
+		versions, err := awsapi.AddonVersions(ctx, cfg, name, minor)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(versions, pinned[name]) {
+			f.add("kubernetesVersion", "EKS in %s offers no %s add-on %s for Kubernetes %s (it offers %s); this plugin installs that "+
+				"build: pick a Kubernetes version it is offered for, or a KubeOpera release that pins another",
+				in["region"], name, pinned[name], minor, orNone(versions))
+		}
+	}
+	return nil
 }
 
 // checkEBSAddonValues validates the add-on's rendered configuration_values

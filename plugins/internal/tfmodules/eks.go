@@ -78,6 +78,10 @@ func EKS(in EKSInput) (terraform.Module, error) {
 	} else if !versionRE.MatchString(nodeVersion) {
 		return terraform.Module{}, fmt.Errorf("aws-eks: node version %q: use a minor version such as 1.36", nodeVersion)
 	}
+	addons, ok := upstream.EKSAddons(c.KubernetesVersion)
+	if !ok {
+		return terraform.Module{}, fmt.Errorf("aws-eks: no add-on builds pinned for Kubernetes %s (pinned: %v)", c.KubernetesVersion, upstream.EKSAddonMinors())
+	}
 	cidrs := []string{}
 	if in.PublicAccess {
 		if err := checkCIDRs(in.PublicAccessCIDRs); err != nil {
@@ -102,6 +106,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 					"endpoint_private_access":      cty.BoolVal(in.PrivateAccess),
 					"public_access_cidrs":          stringList(cidrs),
 					"ebs_csi_addon_version":        cty.StringVal(upstream.EBSCSIAddon.Version),
+					"addon_versions":               stringMap(addons),
 					"ebs_csi_configuration_values": cty.StringVal(EBSCSIConfigurationValues(Name(c.ClusterID))),
 				},
 				References: map[string]string{

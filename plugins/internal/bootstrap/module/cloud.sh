@@ -65,7 +65,7 @@ EOF_CCM
 # which a destroy finds the volumes the cluster left behind (without it
 # they carry only ebs.csi.aws.com/cluster = true, as every cluster's do).
 # The image is set through images: upstream's overlay at a release tag can
-# still name the release before it (v1.64.0's names v1.63.1).
+# still name the release before it (the bump comes in a later commit).
 install_ebs_csi_driver() {
 	step install-ebs-csi-driver
 	apply_kustomization ebs-csi-driver <<EOF_EBS
