@@ -54,6 +54,9 @@ func (p *Provider) Update(ctx context.Context, req sdk.UpdateRequest) (sdk.Opera
 	if rec == nil {
 		rec = &day2Record{Applied: p.initialShape(in)}
 	}
+	if err := p.adoptRunningVersion(ctx, in, req.Credentials, req.ClusterID, rec); err != nil {
+		return sdk.Operation{}, err
+	}
 	target, err := p.target(info, rec.Applied, req)
 	if err != nil {
 		return sdk.Operation{}, err
