@@ -41,6 +41,7 @@ func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 		"elasticloadbalancing:SetSecurityGroups", "kms:CreateKey",
 		// The sweep after a destroy (awsapi.Sweep); Describe* covers its reads.
 		"ec2:DeleteVolume", "ec2:DeleteSecurityGroup", "elasticloadbalancing:DeleteLoadBalancer",
+		"ec2:DeleteNetworkInterface", "ec2:DeleteVpcEndpoints",
 		"elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:Describe*", "kms:Decrypt", "arn:aws:ssm:*::parameter/aws/service/canonical/*",
 		// Validate's preflight (awsprovider.checkWithAWS); ec2:Describe*
 		// covers DescribeInstanceTypes and DescribeInstanceTypeOfferings.
