@@ -1,8 +1,9 @@
 // Package fakeaws runs local HTTP endpoints that speak AWS's wire protocols,
 // for tests: SSM (JSON 1.1), STS (query protocol, header-signed POSTs and
 // presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes and
-// their offerings, volumes, security groups), Elastic Load Balancing v2
-// (query protocol), EKS (REST-JSON: DescribeClusterVersions,
+// their offerings, volumes, security groups, VPCs, network interfaces,
+// VPC endpoints), Elastic Load Balancing v2 and Classic (query protocol,
+// one endpoint told apart by Version), EKS (REST-JSON: DescribeClusterVersions,
 // DescribeAddonVersions, DescribeAddonConfiguration, DescribeCluster),
 // Service Quotas (JSON 1.1: GetServiceQuota) and Auto Scaling (query
 // protocol: DescribeAutoScalingGroups, TerminateInstanceInAutoScalingGroup).

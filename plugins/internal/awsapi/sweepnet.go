@@ -42,14 +42,15 @@ func clusterVPCs(ctx context.Context, cfg aws.Config, clusterName string) ([]str
 	return ids, err
 }
 
-// sweepClassicLoadBalancers deletes the Classic Load Balancers tagged as
-// the cluster's or in one of its VPCs.
-func sweepClassicLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string, vpcs []string, res *SweepResult) error {
-	type lb struct {
-		Name string `xml:"LoadBalancerName"`
-		VPC  string `xml:"VPCId"`
-	}
-	var all []lb
+// classicLB is a Classic Load Balancer by name and VPC.
+type classicLB struct {
+	Name string `xml:"LoadBalancerName"`
+	VPC  string `xml:"VPCId"`
+}
+
+// listClassic lists every Classic Load Balancer of the region, page by page.
+func listClassic(ctx context.Context, cfg aws.Config) ([]classicLB, error) {
+	var all []classicLB
 	for marker := ""; ; {
 		form := url.Values{"Action": {"DescribeLoadBalancers"}}
 		if marker != "" {
@@ -57,19 +58,28 @@ func sweepClassicLoadBalancers(ctx context.Context, cfg aws.Config, clusterName 
 		}
 		data, err := classicCall(ctx, cfg, form)
 		if err != nil {
-			return classifyRaw(err, "list Classic Load Balancers with elasticloadbalancing:DescribeLoadBalancers")
+			return nil, classifyRaw(err, "list Classic Load Balancers with elasticloadbalancing:DescribeLoadBalancers")
 		}
 		var page struct {
-			LBs  []lb   `xml:"DescribeLoadBalancersResult>LoadBalancerDescriptions>member"`
-			Next string `xml:"DescribeLoadBalancersResult>NextMarker"`
+			LBs  []classicLB `xml:"DescribeLoadBalancersResult>LoadBalancerDescriptions>member"`
+			Next string      `xml:"DescribeLoadBalancersResult>NextMarker"`
 		}
 		if err := xml.Unmarshal(data, &page); err != nil {
-			return unreadable("elasticloadbalancing:DescribeLoadBalancers", err)
+			return nil, unreadable("elasticloadbalancing:DescribeLoadBalancers", err)
 		}
 		all = append(all, page.LBs...)
 		if marker = page.Next; marker == "" {
-			break
+			return all, nil
 		}
+	}
+}
+
+// sweepClassicLoadBalancers deletes the Classic Load Balancers tagged as
+// the cluster's or in one of its VPCs.
+func sweepClassicLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string, vpcs []string, res *SweepResult) error {
+	all, err := listClassic(ctx, cfg)
+	if err != nil {
+		return err
 	}
 	owned := map[string]bool{}
 	for _, l := range all {
