@@ -190,7 +190,9 @@ type ErrorClass string
 const (
 	// NoError is the class of an operation that has not failed.
 	NoError ErrorClass = ""
-	// UserFixable failures need a person to change inputs or credentials.
+	// UserFixable failures need a person: to change inputs or
+	// credentials, or to ask for a retry that costs money (one that
+	// replaces cloud instances). The host never retries them unattended.
 	UserFixable ErrorClass = "USER_FIXABLE"
 	// Retryable failures may succeed when the operation is started again.
 	Retryable ErrorClass = "RETRYABLE"

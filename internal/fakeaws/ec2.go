@@ -34,8 +34,8 @@ var DefaultInstanceTypes = []InstanceType{
 
 // EC2 is a fake Amazon EC2 speaking the EC2 query protocol (form-encoded
 // POSTs, XML answers): DescribeInstanceTypes, DescribeInstanceTypeOfferings
-// (ec2offer.go), and the volume and security
-// group calls of ec2res.go.
+// (ec2offer.go), the volume and security group calls of ec2res.go, and
+// the VPC, network interface and VPC endpoint calls of ec2net.go.
 type EC2 struct {
 	iam *IAM
 
@@ -45,6 +45,7 @@ type EC2 struct {
 	calls     int
 
 	resources ec2Resources
+	network   ec2Network
 }
 
 // NewEC2 returns an EC2 that knows DefaultInstanceTypes and accepts the
@@ -119,6 +120,8 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.describeInstanceTypes(w, form)
 	case "DescribeVolumes", "DeleteVolume", "DescribeSecurityGroups", "DeleteSecurityGroup":
 		e.resources.serve(w, form)
+	case "DescribeVpcs", "DescribeNetworkInterfaces", "DeleteNetworkInterface", "DescribeVpcEndpoints", "DeleteVpcEndpoints":
+		e.network.serve(w, form)
 	default:
 		ec2Error(w, http.StatusBadRequest, "InvalidAction", "The action "+form.Get("Action")+" is not valid for this web service.")
 	}

@@ -36,20 +36,30 @@ type AddonVersion struct {
 }
 
 // DefaultAddonVersions are the add-on versions a new fake EKS offers: the
-// EBS CSI driver build the plugins pin, on every default cluster version.
+// builds the plugins pin (EBS CSI driver, vpc-cni, kube-proxy, CoreDNS),
+// each for the minors it is pinned for and some more.
 var DefaultAddonVersions = []AddonVersion{
 	{"aws-ebs-csi-driver", "v1.64.0-eksbuild.1", []string{"1.36", "1.35", "1.34", "1.33", "1.32"}},
+	{"vpc-cni", "v1.21.1-eksbuild.1", []string{"1.36", "1.35", "1.34", "1.33", "1.32"}},
+	{"kube-proxy", "v1.35.0-eksbuild.2", []string{"1.35"}},
+	{"kube-proxy", "v1.36.0-eksbuild.1", []string{"1.36"}},
+	{"coredns", "v1.13.1-eksbuild.1", []string{"1.35", "1.34"}},
+	{"coredns", "v1.13.2-eksbuild.1", []string{"1.36", "1.35"}},
 }
 
 // EKS is a fake Amazon EKS speaking its REST-JSON protocol:
-// DescribeClusterVersions (GET /cluster-versions) and DescribeAddonVersions
-// (GET /addons/supported-versions).
+// DescribeClusterVersions (GET /cluster-versions), DescribeAddonVersions
+// (GET /addons/supported-versions), DescribeAddonConfiguration (GET
+// /addons/configuration-schemas, eksaddon.go) and DescribeCluster (GET
+// /clusters/{name}, eksaddon.go).
 type EKS struct {
 	iam *IAM
 
 	mu       sync.Mutex
 	versions []ClusterVersion
 	addons   []AddonVersion
+	clusters map[string]Cluster
+	schemas  map[string][]byte
 	calls    int
 }
 
@@ -103,7 +113,11 @@ func (e *EKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	action := map[string]string{"/cluster-versions": "eks:DescribeClusterVersions",
-		"/addons/supported-versions": "eks:DescribeAddonVersions"}[r.URL.Path]
+		"/addons/supported-versions":    "eks:DescribeAddonVersions",
+		"/addons/configuration-schemas": "eks:DescribeAddonConfiguration"}[r.URL.Path]
+	if strings.HasPrefix(r.URL.Path, "/clusters/") && strings.Count(r.URL.Path, "/") == 2 {
+		action = "eks:DescribeCluster"
+	}
 	if r.Method != http.MethodGet || action == "" {
 		eksError(w, http.StatusNotFound, "ResourceNotFoundException", "no route for "+r.Method+" "+r.URL.Path)
 		return
@@ -112,8 +126,15 @@ func (e *EKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		eksError(w, http.StatusForbidden, "AccessDeniedException", "User is not authorized to perform: "+action)
 		return
 	}
-	if action == "eks:DescribeAddonVersions" {
+	switch action {
+	case "eks:DescribeAddonVersions":
 		e.describeAddonVersions(w, r)
+		return
+	case "eks:DescribeAddonConfiguration":
+		e.describeAddonConfiguration(w, r)
+		return
+	case "eks:DescribeCluster":
+		e.describeCluster(w, strings.TrimPrefix(r.URL.Path, "/clusters/"))
 		return
 	}
 	want := r.URL.Query()["clusterVersions"]

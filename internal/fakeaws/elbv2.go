@@ -30,13 +30,15 @@ type TargetGroup struct {
 // ELBv2 is a fake Elastic Load Balancing v2 speaking the query protocol
 // (form-encoded POSTs, XML answers): DescribeLoadBalancers,
 // DescribeTargetGroups, DescribeTags, DeleteLoadBalancer,
-// DeleteTargetGroup.
+// DeleteTargetGroup; and, for Version 2012-06-01, the Classic Load
+// Balancer calls of elbclassic.go.
 type ELBv2 struct {
 	iam *IAM
 
-	mu     sync.Mutex
-	lbs    map[string]LoadBalancer
-	groups map[string]TargetGroup
+	mu      sync.Mutex
+	lbs     map[string]LoadBalancer
+	groups  map[string]TargetGroup
+	classic map[string]ClassicLoadBalancer
 
 	// PageSize is how many load balancers or target groups one Describe
 	// answers before a NextMarker (AWS: at most 400); 0 means 400.
@@ -117,6 +119,10 @@ func (e *ELBv2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form, err := url.ParseQuery(string(body))
+	if err == nil && form.Get("Version") == "2012-06-01" {
+		e.serveClassic(w, form)
+		return
+	}
 	if err != nil || form.Get("Version") != "2015-12-01" {
 		elbError(w, http.StatusBadRequest, "InvalidParameterValue", "Version must be 2015-12-01")
 		return

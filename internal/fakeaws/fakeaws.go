@@ -1,9 +1,12 @@
 // Package fakeaws runs local HTTP endpoints that speak AWS's wire protocols,
 // for tests: SSM (JSON 1.1), STS (query protocol, header-signed POSTs and
 // presigned GETs), EC2 (EC2 query protocol: DescribeInstanceTypes and
-// their offerings, volumes, security groups), Elastic Load Balancing v2
-// (query protocol), EKS (REST-JSON: DescribeClusterVersions,
-// DescribeAddonVersions) and Service Quotas (JSON 1.1: GetServiceQuota).
+// their offerings, volumes, security groups, VPCs, network interfaces,
+// VPC endpoints), Elastic Load Balancing v2 and Classic (query protocol,
+// one endpoint told apart by Version), EKS (REST-JSON: DescribeClusterVersions,
+// DescribeAddonVersions, DescribeAddonConfiguration, DescribeCluster),
+// Service Quotas (JSON 1.1: GetServiceQuota) and Auto Scaling (query
+// protocol: DescribeAutoScalingGroups, TerminateInstanceInAutoScalingGroup).
 // The real aws-sdk-go-v2 clients talk to them through BaseEndpoint or
 // AWS_ENDPOINT_URL_<SERVICE>. Every request must carry a SigV4 signature that the fake recomputes with the secret of a key it
 // issued, so a test proves that credentials flow, not just that a request
@@ -183,8 +186,8 @@ func (i *IAM) assume(r Role, session string, lifetime time.Duration) Principal {
 	return p
 }
 
-// Server is a fake SSM, STS, EC2, EKS, ELBv2 and Service Quotas on loopback HTTP servers, sharing
-// one IAM.
+// Server is a fake SSM, STS, EC2, EKS, ELBv2, Service Quotas and Auto
+// Scaling on loopback HTTP servers, sharing one IAM.
 type Server struct {
 	IAM *IAM
 	SSM *SSM
@@ -193,12 +196,14 @@ type Server struct {
 	EKS *EKS
 	ELB *ELBv2
 	SQ  *ServiceQuotas
+	ASG *AutoScaling
 	// SSMURL, STSURL, EC2URL and EKSURL are the endpoints, e.g.
 	// http://127.0.0.1:41234.
 	SSMURL, STSURL, EC2URL, EKSURL string
-	// ELBURL is Elastic Load Balancing v2's endpoint, SQURL Service
-	// Quotas'.
-	ELBURL, SQURL string
+	// ELBURL is Elastic Load Balancing's endpoint (v2 and Classic, as
+	// AWS's one host for both), SQURL Service Quotas', ASGURL Auto
+	// Scaling's.
+	ELBURL, SQURL, ASGURL string
 }
 
 // Start runs the fakes until the test ends.
@@ -206,11 +211,11 @@ func Start(tb testing.TB) *Server {
 	tb.Helper()
 	iam := NewIAM()
 	s := &Server{IAM: iam, SSM: NewSSM(iam), STS: NewSTS(iam), EC2: NewEC2(iam), EKS: NewEKS(iam), ELB: NewELBv2(iam),
-		SQ: NewServiceQuotas(iam)}
+		SQ: NewServiceQuotas(iam), ASG: NewAutoScaling(iam)}
 	for _, e := range []struct {
 		h   http.Handler
 		url *string
-	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}, {s.ELB, &s.ELBURL}, {s.SQ, &s.SQURL}} {
+	}{{s.SSM, &s.SSMURL}, {s.STS, &s.STSURL}, {s.EC2, &s.EC2URL}, {s.EKS, &s.EKSURL}, {s.ELB, &s.ELBURL}, {s.SQ, &s.SQURL}, {s.ASG, &s.ASGURL}} {
 		srv := httptest.NewServer(e.h)
 		tb.Cleanup(srv.Close)
 		*e.url = srv.URL
@@ -228,7 +233,9 @@ func (s *Server) Env() map[string]string {
 		"AWS_ENDPOINT_URL_EKS": s.EKSURL,
 		// The SDK's name for Elastic Load Balancing v2's variable.
 		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING_V2": s.ELBURL,
+		"AWS_ENDPOINT_URL_ELASTIC_LOAD_BALANCING":    s.ELBURL,
 		"AWS_ENDPOINT_URL_SERVICE_QUOTAS":            s.SQURL,
+		"AWS_ENDPOINT_URL_AUTO_SCALING":              s.ASGURL,
 	}
 }
 

@@ -19,9 +19,10 @@ import (
 // balancers, their target groups and security groups. They carry the
 // tag kubernetes.io/cluster/<cluster name> = owned (the EBS driver only
 // when started with --k8s-tag-cluster-id; it refuses the key as an extra
-// volume tag. Its own ebs.csi.aws.com/cluster = true is on every
-// cluster's volumes and says nothing of which). Sweep deletes what is
-// left of them after terraform destroy.
+// volume tag, so the EKS add-on, whose schema takes no such option, tags
+// VolumeTag = <cluster name> instead. Its own ebs.csi.aws.com/cluster =
+// true is on every cluster's volumes and says nothing of which). Sweep
+// deletes what is left of them after terraform destroy.
 
 // Leftover is a resource Sweep found and could not delete.
 type Leftover struct {
@@ -45,36 +46,62 @@ type SweepResult struct {
 	LoadBalancersDeleted bool
 }
 
+// VolumeTag is the tag key the EBS CSI add-on puts on the volumes it
+// makes (its extraVolumeTags), the cluster's name as value: the add-on's
+// schema takes no k8sTagClusterId, and the driver refuses extra tags
+// starting with kubernetes.io.
+const VolumeTag = "kubeopera.io/cluster"
+
 // ClusterTag is the tag key of the resources a cluster's controllers
 // create for it; the value is "owned".
 func ClusterTag(clusterName string) string { return "kubernetes.io/cluster/" + clusterName }
 
 // Sweep deletes the resources tagged as owned by clusterName: available
-// EBS volumes, ELBv2 load balancers, then target groups, then security
-// groups (each can hold the next). A resource AWS will not delete (a
-// volume in use, a group still referenced) is in Left; a call that failed
-// otherwise (refused credential, AWS unreachable) ends the sweep with an
-// error, and the caller sweeps again.
+// EBS volumes, then what holds the cluster's VPC (SweepBlockers), then
+// security groups (each can hold the next). A resource AWS will not
+// delete (a volume in use, a group still referenced) is in Left; a call
+// that failed otherwise (refused credential, AWS unreachable) ends the
+// sweep with an error, and the caller sweeps again.
 func Sweep(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult, error) {
 	var res SweepResult
 	if err := sweepVolumes(ctx, cfg, clusterName, &res); err != nil {
 		return res, err
 	}
-	if err := sweepLoadBalancers(ctx, cfg, clusterName, &res); err != nil {
+	if err := sweepBlockers(ctx, cfg, clusterName, &res); err != nil {
 		return res, err
 	}
 	return res, sweepSecurityGroups(ctx, cfg, clusterName, &res)
 }
 
-// SweepLoadBalancers is Sweep's load balancer step alone (ELBv2 load
-// balancers, then their target groups), for the pass before terraform
-// destroy: while the cluster runs, its volumes are attached and its
-// security groups in use, but a load balancer it made in the public
-// subnets would keep terraform from deleting them.
-func SweepLoadBalancers(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult, error) {
+// SweepBlockers deletes what keeps terraform from deleting the cluster's
+// subnets and VPC, none of which Terraform made: ELBv2 load balancers and
+// their target groups and Classic Load Balancers the cluster's
+// controllers made (tagged as the cluster's, or for Classic ones in its
+// VPC), VPC endpoints in its VPC, and network interfaces left available
+// there. It runs before terraform destroy (while the cluster runs, its
+// volumes are attached and its security groups in use) and again after a
+// destroy that failed on a DependencyViolation.
+func SweepBlockers(ctx context.Context, cfg aws.Config, clusterName string) (SweepResult, error) {
 	var res SweepResult
-	err := sweepLoadBalancers(ctx, cfg, clusterName, &res)
+	err := sweepBlockers(ctx, cfg, clusterName, &res)
 	return res, err
+}
+
+func sweepBlockers(ctx context.Context, cfg aws.Config, clusterName string, res *SweepResult) error {
+	if err := sweepLoadBalancers(ctx, cfg, clusterName, res); err != nil {
+		return err
+	}
+	vpcs, err := clusterVPCs(ctx, cfg, clusterName)
+	if err != nil {
+		return err
+	}
+	if err := sweepClassicLoadBalancers(ctx, cfg, clusterName, vpcs, res); err != nil {
+		return err
+	}
+	if err := sweepEndpoints(ctx, cfg, vpcs, res); err != nil {
+		return err
+	}
+	return sweepInterfaces(ctx, cfg, vpcs, res)
 }
 
 // ec2Call sends one EC2 query-protocol call and returns the answer.
@@ -127,9 +154,10 @@ func sweepVolumes(ctx context.Context, cfg aws.Config, clusterName string, res *
 	}
 	seen := map[string]bool{}
 	var vols []volume
-	// The in-tree plugin's and the EBS driver's two spellings of the same
-	// ownership; DescribeVolumes ANDs filters, so one call each.
-	for key, value := range map[string]string{ClusterTag(clusterName): "owned", "KubernetesCluster": clusterName} {
+	// The in-tree plugin's and the EBS driver's spellings of the same
+	// ownership, and the EKS add-on's extra tag; DescribeVolumes ANDs
+	// filters, so one call each.
+	for key, value := range map[string]string{ClusterTag(clusterName): "owned", "KubernetesCluster": clusterName, VolumeTag: clusterName} {
 		form := url.Values{"Action": {"DescribeVolumes"}, "Filter.1.Name": {"tag:" + key}, "Filter.1.Value.1": {value}}
 		err := ec2Pages(ctx, cfg, form, "list the cluster's EBS volumes", func(data []byte) (string, error) {
 			var page struct {

@@ -18,6 +18,8 @@ func TestSweepDeletesOnlyTheClustersLeftovers(t *testing.T) {
 	owned := map[string]string{ClusterTag(name): "owned"}
 	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-owned", State: "available", Tags: owned})
 	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-driver", State: "available", Tags: map[string]string{"KubernetesCluster": name, "ebs.csi.aws.com/cluster": "true"}})
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-addon", State: "available", Tags: map[string]string{VolumeTag: name, "ebs.csi.aws.com/cluster": "true"}})
+	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-addon-other", State: "available", Tags: map[string]string{VolumeTag: "kubeopera-c2"}})
 	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-attached", State: "in-use", Instance: "i-0keep", Tags: owned})
 	s.EC2.AddVolume(fakeaws.Volume{ID: "vol-untagged", State: "available"})
 	// Every EBS driver tags its volumes ebs.csi.aws.com/cluster = true:
@@ -37,12 +39,12 @@ func TestSweepDeletesOnlyTheClustersLeftovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"vol-owned", "vol-driver"} {
+	for _, id := range []string{"vol-owned", "vol-driver", "vol-addon"} {
 		if _, ok := s.EC2.Volume(id); ok {
 			t.Errorf("%s is still there", id)
 		}
 	}
-	for _, id := range []string{"vol-attached", "vol-untagged", "vol-any-driver", "vol-other"} {
+	for _, id := range []string{"vol-attached", "vol-untagged", "vol-any-driver", "vol-other", "vol-addon-other"} {
 		if _, ok := s.EC2.Volume(id); !ok {
 			t.Errorf("%s was deleted", id)
 		}
@@ -64,8 +66,8 @@ func TestSweepDeletesOnlyTheClustersLeftovers(t *testing.T) {
 	if strings.Join(left, ",") != want {
 		t.Errorf("left = %q, want %q", left, want)
 	}
-	if !res.LoadBalancersDeleted || len(res.Deleted) != 5 {
-		t.Errorf("deleted %q (load balancers: %v), want 2 volumes, a load balancer, a target group, a security group", res.Deleted, res.LoadBalancersDeleted)
+	if !res.LoadBalancersDeleted || len(res.Deleted) != 6 {
+		t.Errorf("deleted %q (load balancers: %v), want 3 volumes, a load balancer, a target group, a security group", res.Deleted, res.LoadBalancersDeleted)
 	}
 
 	// A second sweep finds nothing more to delete.
@@ -159,8 +161,8 @@ func TestSweepReadsEveryPageOfVolumesAndSecurityGroups(t *testing.T) {
 		t.Error("another cluster's security group was deleted")
 	}
 	// A page of one: three pages for the first tag, two for the second,
-	// three for the groups.
-	if v, g := s.EC2.CallsOf("DescribeVolumes"), s.EC2.CallsOf("DescribeSecurityGroups"); v != 5 || g != 3 {
-		t.Errorf("%d DescribeVolumes and %d DescribeSecurityGroups pages read, want 5 and 3", v, g)
+	// an empty one for the add-on's tag, three for the groups.
+	if v, g := s.EC2.CallsOf("DescribeVolumes"), s.EC2.CallsOf("DescribeSecurityGroups"); v != 6 || g != 3 {
+		t.Errorf("%d DescribeVolumes and %d DescribeSecurityGroups pages read, want 6 and 3", v, g)
 	}
 }

@@ -119,7 +119,7 @@ func TestTerraformAssumesTheRoleItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := Vanilla("test").flavour.module("c1", map[string]string{"region": "eu-north-1", "controlPlaneCount": "1", "nodeCount": "1",
-		"instanceType": "t3.medium", "kubernetesVersion": "1.36", "apiAllowedCIDRs": "203.0.113.0/24"}, role)
+		"instanceType": "t3.medium", "kubernetesVersion": "1.36", "apiAllowedCIDRs": "203.0.113.0/24"}, placement{role: role})
 	if err != nil {
 		t.Fatal(err)
 	}

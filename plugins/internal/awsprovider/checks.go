@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/ochestra-tech/kubeopera/plugins/internal/addonschema"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 
@@ -99,13 +100,11 @@ func (f *preflight) result() error {
 // many of the region's zones as the cluster spreads over (for EKS, not
 // counting the zones EKS refuses).
 func (p *Provider) checkZones(ctx context.Context, cfg aws.Config, in map[string]string, f *preflight) error {
-	zones, err := awsapi.InstanceTypeZoneIDs(ctx, cfg, in["instanceType"])
+	offered, err := awsapi.InstanceTypeZoneIDs(ctx, cfg, in["instanceType"])
 	if err != nil {
 		return err
 	}
-	if !p.opts.ControlPlane {
-		zones = slices.DeleteFunc(zones, func(z string) bool { return slices.Contains(tfmodules.EKSUnsupportedZoneIDs, z) })
-	}
+	zones := p.usableZones(offered)
 	if len(zones) < tfmodules.DefaultAZCount {
 		f.add("instanceType", "EC2 offers %s in %d availability zone(s) of %s (%s); the cluster spreads over %d: pick a type "+
 			"offered in more zones, e.g. t3.medium", in["instanceType"], len(zones), in["region"], orNone(zones), tfmodules.DefaultAZCount)
@@ -145,6 +144,53 @@ func (p *Provider) checkEBSAddon(ctx context.Context, cfg aws.Config, in map[str
 		f.add("kubernetesVersion", "EKS in %s offers no aws-ebs-csi-driver add-on %s for Kubernetes %s (it offers %s); this plugin "+
 			"installs that build: pick a Kubernetes version it is offered for, or a KubeOpera release that pins another",
 			in["region"], upstream.EBSCSIAddon.Version, minor, orNone(versions))
+		return nil
+	}
+	if err := checkEBSAddonValues(ctx, cfg, in, minor, f); err != nil {
+		return err
+	}
+	return checkCoreAddons(ctx, cfg, in, minor, f)
+}
+
+// checkCoreAddons asks EKS whether it offers the builds of vpc-cni,
+// kube-proxy and CoreDNS pinned for the minor.
+func checkCoreAddons(ctx context.Context, cfg aws.Config, in map[string]string, minor string, f *preflight) error {
+	pinned, ok := upstream.EKSAddons(minor)
+	if !ok {
+		f.add("kubernetesVersion", "this plugin pins no vpc-cni, kube-proxy and CoreDNS add-on builds for Kubernetes %s (it pins %s)",
+			minor, strings.Join(upstream.EKSAddonMinors(), ", "))
+		return nil
+	}
+	for _, name := range upstream.EKSAddonNames {
+		versions, err := awsapi.AddonVersions(ctx, cfg, name, minor)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(versions, pinned[name]) {
+			f.add("kubernetesVersion", "EKS in %s offers no %s add-on %s for Kubernetes %s (it offers %s); this plugin installs that "+
+				"build: pick a Kubernetes version it is offered for, or a KubeOpera release that pins another",
+				in["region"], name, pinned[name], minor, orNone(versions))
+		}
+	}
+	return nil
+}
+
+// checkEBSAddonValues validates the add-on's rendered configuration_values
+// against the schema EKS holds for the pinned build
+// (eks:DescribeAddonConfiguration): CreateAddon refuses keys it lacks, and
+// would fail every apply and every retry after the cluster and its nodes
+// were made.
+func checkEBSAddonValues(ctx context.Context, cfg aws.Config, in map[string]string, minor string, f *preflight) error {
+	schema, err := awsapi.AddonConfigurationSchema(ctx, cfg, "aws-ebs-csi-driver", upstream.EBSCSIAddon.Version)
+	if err != nil {
+		return err
+	}
+	// Every cluster's values have the same keys; only the name differs.
+	values := tfmodules.EBSCSIConfigurationValues(tfmodules.Name("preflight"))
+	if err := addonschema.Validate(schema, []byte(values)); err != nil {
+		f.add("kubernetesVersion", "EKS in %s would refuse the configuration this plugin gives the aws-ebs-csi-driver add-on %s "+
+			"for Kubernetes %s (%v): use a KubeOpera release whose add-on configuration fits that schema", in["region"],
+			upstream.EBSCSIAddon.Version, minor, err)
 	}
 	return nil
 }

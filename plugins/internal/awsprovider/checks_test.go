@@ -46,6 +46,26 @@ func TestPreflightAsksAWSAndSaysWhatToChange(t *testing.T) {
 			func(s *fakeaws.Server) {
 				s.EKS.SetAddonVersions(fakeaws.AddonVersion{Addon: "aws-ebs-csi-driver", Version: upstream.EBSCSIAddon.Version, Minors: []string{"1.35"}})
 			}, "inputs.kubernetesVersion", "offers no aws-ebs-csi-driver add-on " + upstream.EBSCSIAddon.Version + " for Kubernetes 1.36 (it offers none)"},
+		{"add-on schema without the key the plugin renders: refused before any apply, naming the key and the keys allowed", EKS("t"), nil,
+			func(s *fakeaws.Server) {
+				s.EKS.SetAddonSchema("aws-ebs-csi-driver", []byte(`{"type":"object","additionalProperties":false,"properties":{
+					"controller":{"type":"object","additionalProperties":false,"properties":{"tolerations":{"type":"array"}}}}}`))
+			}, "inputs.kubernetesVersion", "controller.extraVolumeTags: is not a key the add-on accepts; the add-on's schema allows only: tolerations"},
+		{"pinned kube-proxy add-on not offered for the version", EKS("t"), map[string]string{"kubernetesVersion": "1.36"},
+			func(s *fakeaws.Server) {
+				var offered []fakeaws.AddonVersion
+				for _, a := range fakeaws.DefaultAddonVersions {
+					if a.Addon != "kube-proxy" {
+						offered = append(offered, a)
+					}
+				}
+				s.EKS.SetAddonVersions(append(offered, fakeaws.AddonVersion{Addon: "kube-proxy", Version: "v1.36.0-eksbuild.9", Minors: []string{"1.36"}})...)
+			}, "inputs.kubernetesVersion", "offers no kube-proxy add-on v1.36.0-eksbuild.1 for Kubernetes 1.36 (it offers v1.36.0-eksbuild.9)"},
+		{"add-on schema check skipped when denied", EKS("t"), nil,
+			func(s *fakeaws.Server) {
+				s.EKS.SetAddonSchema("aws-ebs-csi-driver", []byte(`{"type":"object","additionalProperties":false}`))
+				s.IAM.Deny("eks:DescribeAddonConfiguration")
+			}, "", ""},
 		{"EKS checks skipped when denied", EKS("t"), nil,
 			func(s *fakeaws.Server) {
 				s.EKS.SetAddonVersions()

@@ -8,6 +8,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
 
 // finishDestroy runs once terraform destroyed everything it knew: it
@@ -74,7 +75,7 @@ func finishDestroy(ctx context.Context, creds sdk.Credentials, op operation, out
 // What it deleted goes into the destroy's record, so the final message
 // names it. An error stops the Destroy call, saying what failed; the host
 // calls again.
-func (p *Provider) sweepBeforeDestroy(ctx context.Context, creds sdk.Credentials, op operation) error {
+func (p *Provider) sweepBeforeDestroy(ctx context.Context, creds sdk.Credentials, op operation, in map[string]string) error {
 	log, err := p.sweepLogs.get()
 	if err != nil {
 		return err
@@ -88,18 +89,73 @@ func (p *Provider) sweepBeforeDestroy(ctx context.Context, creds sdk.Credentials
 		return sdk.Unavailable("before terraform destroy: %v", err)
 	}
 	name := tfmodules.Name(op.ClusterID)
-	swept, err := awsapi.SweepLoadBalancers(ctx, cfg, name)
-	if len(swept.Deleted) > 0 {
-		rec.Deleted = append(rec.Deleted, swept.Deleted...)
-		if serr := log.save(ctx, op, rec, cm); serr != nil {
-			return sdk.Unavailable("before terraform destroy, deleted %s: %v", strings.Join(swept.Deleted, ", "), serr)
-		}
+	swept, err := awsapi.SweepBlockers(ctx, cfg, name)
+	rec.Deleted, rec.Inputs = append(rec.Deleted, swept.Deleted...), in
+	if serr := log.save(ctx, op, rec, cm); serr != nil {
+		return sdk.Unavailable("before terraform destroy, deleted %s: %v", orNothing(swept.Deleted), serr)
 	}
 	if err != nil {
 		return fmt.Errorf("before terraform destroy, deleting the load balancers Kubernetes created for the cluster (tagged %s): %w",
 			awsapi.ClusterTag(name), err)
 	}
 	return nil
+}
+
+// maxDestroyAgain bounds the destroys started again after a
+// DependencyViolation: each follows a sweep that deleted something, and
+// what still holds the VPC after that is for a person to find.
+const maxDestroyAgain = 2
+
+// destroyAgain follows a terraform destroy that failed on a
+// DependencyViolation (something Terraform never made holds a subnet or
+// the VPC): it runs the sweep after destroy now, and when that deleted
+// something, starts terraform destroy once more with the destroy's
+// recorded inputs and reports Running; otherwise the failure stands, with
+// what the sweep found.
+func (p *Provider) destroyAgain(ctx context.Context, creds sdk.Credentials, op operation, exec terraform.Executor, failed sdk.OperationStatus) (sdk.OperationStatus, error) {
+	log, err := p.sweepLogs.get()
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	rec, cm, err := log.load(ctx, op)
+	if err != nil || rec.Inputs == nil || rec.Again >= maxDestroyAgain {
+		return failed, err
+	}
+	cfg, err := awsapi.Config(ctx, creds, op.Region)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	swept, err := awsapi.Sweep(ctx, cfg, tfmodules.Name(op.ClusterID))
+	rec.Deleted = append(rec.Deleted, swept.Deleted...)
+	if err != nil || len(swept.Deleted) == 0 {
+		failed.Message = finalMessage(failed.Message+"; the sweep after it deleted nothing more", op, rec, swept.Left)
+		return failed, err
+	}
+	rec.Again++
+	if err := log.save(ctx, op, rec, cm); err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	_, inJob := exec.(terraform.Jobs)
+	env, role, err := terraformAuth(ctx, creds, op.Region, inJob)
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	module, err := p.module(op.ClusterID, rec.Inputs, placement{role: role})
+	if err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	if err := exec.Start(ctx, terraform.Run{ID: op.ClusterID, Action: terraform.Destroy, Module: module, Env: env}); err != nil {
+		return sdk.OperationStatus{}, err
+	}
+	return sdk.OperationStatus{OperationID: failed.OperationID, State: sdk.Running, Progress: 50, Message: fmt.Sprintf(
+		"terraform destroy failed on a DependencyViolation; deleted what held the VPC (%s); destroying again (%d of %d)",
+		strings.Join(swept.Deleted, ", "), rec.Again, maxDestroyAgain)}, nil
+}
+
+// dependencyViolation reports a terraform failure AWS refused because
+// something still used the resource.
+func dependencyViolation(st sdk.OperationStatus) bool {
+	return strings.Contains(st.Message+strings.Join(st.LogTail, "\n"), "DependencyViolation")
 }
 
 // finalMessage is the destroy's last message: what every pass deleted,

@@ -140,7 +140,7 @@ func TestLoadBalancersAreSweptBeforeTerraformDestroy(t *testing.T) {
 	op := operation{Action: "destroy", ClusterID: "c1", Region: "eu-north-1"}
 	ctx := context.Background()
 
-	if err := p.sweepBeforeDestroy(ctx, creds, op); err != nil {
+	if err := p.sweepBeforeDestroy(ctx, creds, op, nil); err != nil {
 		t.Fatal(err)
 	}
 	if aws.ELB.Exists("arn:lb/ingress") || !aws.ELB.Exists("arn:lb/other") {
@@ -175,7 +175,7 @@ func TestDestroyStopsWhenTheSweepBeforeItFails(t *testing.T) {
 	p := EKS("test")
 	log := restartedLog(t, sb)
 	p.sweepLogs.log = &log
-	err := p.sweepBeforeDestroy(context.Background(), creds, operation{Action: "destroy", ClusterID: "c1", Region: "eu-north-1"})
+	err := p.sweepBeforeDestroy(context.Background(), creds, operation{Action: "destroy", ClusterID: "c1", Region: "eu-north-1"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "before terraform destroy") || !sdk.IsRetryable(err) {
 		t.Errorf("got %v (retryable %v), want a retryable error saying the sweep before terraform destroy failed", err, sdk.IsRetryable(err))
 	}

@@ -22,7 +22,7 @@ func EKS(version string) *Provider {
 
 type eks struct{}
 
-func (eks) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
+func (eks) module(id string, in map[string]string, at placement) (terraform.Module, error) {
 	nodes, _ := strconv.Atoi(in["nodeCount"])
 	minor, _, err := EKSVersions.Resolve(in["kubernetesVersion"])
 	if err != nil {
@@ -34,13 +34,18 @@ func (eks) module(id string, in map[string]string, role *tfmodules.AssumeRole) (
 	}
 	return tfmodules.EKS(tfmodules.EKSInput{ClusterID: id, Region: in["region"], NodeCount: nodes,
 		InstanceType: in["instanceType"], KubernetesVersion: minor, NodeVersion: in[inputNodeVersion], PublicAccess: in[inputPublicAccess] != "false",
-		PrivateAccess: in[inputPrivateAccess] != "false", PublicAccessCIDRs: cidrs, AssumeRole: role})
+		PrivateAccess: in[inputPrivateAccess] != "false", PublicAccessCIDRs: cidrs, AssumeRole: at.role, ZoneIDs: at.zoneIDs})
 }
 
 // settle has nothing to wait for: terraform apply returns once the cluster
 // and its node group are ACTIVE.
 func (eks) settle(context.Context, aws.Config, operation, map[string]json.RawMessage) (*sdk.OperationStatus, error) {
 	return nil, nil
+}
+
+// retry has nothing to replace: settle never fails an EKS cluster.
+func (eks) retry(_ context.Context, _ aws.Config, op operation, _ map[string]json.RawMessage) (operation, error) {
+	return op, nil
 }
 
 // relay: EKS clusters write nothing outside Terraform's state.

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
@@ -52,17 +51,27 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	if err != nil {
 		return sdk.Operation{}, err
 	}
-	module, err := p.module(id, in, role)
+	// Read before the destroy removes the outputs; no state, no relay.
+	outputs, _ := exec.Outputs(ctx, id)
+	zones, err := p.zones(ctx, creds, in, outputs, action == terraform.Apply)
+	if err != nil {
+		return sdk.Operation{}, err
+	}
+	module, err := p.module(id, in, placement{role: role, zoneIDs: zones})
 	if err != nil {
 		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
 	}
 	if action == terraform.Destroy {
-		// Read before the destroy removes the outputs; no state, no relay.
-		if outputs, err := exec.Outputs(ctx, id); err == nil {
+		if outputs != nil {
 			op.Relay = p.flavour.relay(id, outputs)
 		}
-		if err := p.sweepBeforeDestroy(ctx, creds, op); err != nil {
+		if err := p.sweepBeforeDestroy(ctx, creds, op, in); err != nil {
 			return sdk.Operation{}, err
+		}
+	}
+	if action == terraform.Apply {
+		if retried, ok, err := p.retrySettle(ctx, exec, creds, op, outputs); ok || err != nil {
+			return sdk.Operation{ID: retried.String()}, err
 		}
 	}
 	if err := exec.Start(ctx, terraform.Run{ID: id, Action: action, Module: module, Env: env}); err != nil {
@@ -71,12 +80,35 @@ func (p *Provider) start(ctx context.Context, action terraform.Action, id string
 	return sdk.Operation{ID: op.String()}, nil
 }
 
+// retrySettle is a Provision asked again (the host's Retry) of a cluster
+// whose apply succeeded: terraform has nothing to do, so a failed settle
+// (a node's bootstrap) is what is retried, by the flavour replacing what
+// failed. ok is false when the apply has not succeeded, and the run is
+// started (or resumed) as usual.
+func (p *Provider) retrySettle(ctx context.Context, exec terraform.Executor, creds sdk.Credentials, op operation,
+	outputs map[string]json.RawMessage) (operation, bool, error) {
+	st, err := exec.Status(ctx, op.ClusterID, terraform.Apply)
+	if err != nil || st.State != sdk.Succeeded || outputs == nil {
+		return op, false, nil
+	}
+	cfg, err := awsapi.Config(ctx, creds, op.Region)
+	if err != nil {
+		return op, true, err
+	}
+	settling, err := p.flavour.settle(ctx, cfg, op, outputs)
+	if err != nil || settling == nil || settling.State != sdk.Failed {
+		return op, true, err // done, or still settling: the same operation
+	}
+	retried, err := p.flavour.retry(ctx, cfg, op, outputs)
+	return retried, true, err
+}
+
 // module is the flavour's embedded module tree, or the tree in
 // KUBEOPERA_TERRAFORM_MODULE_DIR with the inputs as terraform.tfvars.json.
-func (p *Provider) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
+func (p *Provider) module(id string, in map[string]string, at placement) (terraform.Module, error) {
 	dir := os.Getenv(envModuleDir)
 	if dir == "" {
-		return p.flavour.module(id, in, role)
+		return p.flavour.module(id, in, at)
 	}
 	m := terraform.Module{Files: map[string][]byte{}}
 	err := fs.WalkDir(os.DirFS(dir), ".", func(path string, d fs.DirEntry, err error) error {
@@ -119,6 +151,9 @@ func (p *Provider) Status(ctx context.Context, req sdk.StatusRequest) (sdk.Opera
 			return sdk.OperationStatus{}, err
 		}
 		return finishDestroy(ctx, req.Credentials, op, out, log)
+	}
+	if op.Action == terraform.Destroy && st.State == sdk.Failed && dependencyViolation(out) {
+		return p.destroyAgain(ctx, req.Credentials, op, exec, out)
 	}
 	if op.Action == terraform.Destroy || st.State != sdk.Succeeded {
 		if op.Action == terraform.Apply {

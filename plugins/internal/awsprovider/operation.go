@@ -34,7 +34,8 @@ type operation struct {
 	Generation int
 	Version    string
 	// Started is when an update started, from its record (not in the
-	// ID): settle's deadline counts from it.
+	// ID), or when a retry of a failed bootstrap replaced nodes (in the
+	// ID, as since): settle's deadline counts from it.
 	Started time.Time
 }
 
@@ -56,6 +57,9 @@ func (o operation) String() string {
 	if o.Generation > 0 {
 		q.Set("gen", strconv.Itoa(o.Generation))
 		q.Set("version", o.Version)
+	}
+	if o.Action == terraform.Apply && !o.Started.IsZero() {
+		q.Set("since", o.Started.UTC().Format(time.RFC3339))
 	}
 	return string(o.Action) + ":" + o.ClusterID + "?" + q.Encode()
 }
@@ -79,6 +83,11 @@ func parseOperation(id string) (operation, error) {
 	if n := q.Get("workers"); n != "" {
 		if o.Workers, err = strconv.Atoi(n); err != nil || o.Workers < 0 {
 			return operation{}, sdk.NotFound("operation %q: bad workers %q", id, n)
+		}
+	}
+	if since := q.Get("since"); since != "" && o.Action == terraform.Apply {
+		if o.Started, err = time.Parse(time.RFC3339, since); err != nil {
+			return operation{}, sdk.NotFound("operation %q: bad since %q", id, since)
 		}
 	}
 	if o.Action == actionUpdate {

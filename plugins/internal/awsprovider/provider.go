@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/tfmodules"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
@@ -20,7 +19,7 @@ import (
 // module a request runs, what must happen after terraform before the
 // cluster is usable, and how its kubeconfig is made.
 type flavour interface {
-	module(clusterID string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error)
+	module(clusterID string, in map[string]string, at placement) (terraform.Module, error)
 	// settle reports on the cluster once terraform apply succeeded (a
 	// bootstrap still running on the machines, say); nil when it is done.
 	settle(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (*sdk.OperationStatus, error)
@@ -28,6 +27,10 @@ type flavour interface {
 	// deletes after terraform, from the state's outputs; "" for none.
 	relay(clusterID string, outputs map[string]json.RawMessage) string
 	kubeconfig(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (sdk.Kubeconfig, error)
+	// retry does what a Provision asked again after its apply succeeded
+	// but settle failed: it replaces what failed and returns the
+	// operation to follow, or refuses saying what to do instead.
+	retry(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (operation, error)
 }
 
 // Provider is one AWS provider plugin (Vanilla or EKS): Info and Validate

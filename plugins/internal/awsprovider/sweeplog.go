@@ -27,6 +27,11 @@ type sweepRecord struct {
 	RelayDeleted int  `json:"relayDeleted,omitempty"`
 	// Deleted names what every pass deleted, e.g. "volume vol-0abc".
 	Deleted []string `json:"deleted,omitempty"`
+	// Inputs are the destroy's inputs (no secrets: credentials are not
+	// inputs), so a destroy that failed on a DependencyViolation can be
+	// started again from Status; Again counts those restarts.
+	Inputs map[string]string `json:"inputs,omitempty"`
+	Again  int               `json:"again,omitempty"`
 }
 
 // sweepLog keeps a destroy's sweepRecord in the ConfigMap

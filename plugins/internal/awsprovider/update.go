@@ -54,6 +54,9 @@ func (p *Provider) Update(ctx context.Context, req sdk.UpdateRequest) (sdk.Opera
 	if rec == nil {
 		rec = &day2Record{Applied: p.initialShape(in)}
 	}
+	if err := p.adoptRunningVersion(ctx, in, req.Credentials, req.ClusterID, rec); err != nil {
+		return sdk.Operation{}, err
+	}
 	target, err := p.target(info, rec.Applied, req)
 	if err != nil {
 		return sdk.Operation{}, err
@@ -200,7 +203,12 @@ func (p *Provider) startStep(ctx context.Context, exec terraform.Executor, rec *
 	if err != nil {
 		return err
 	}
-	module, err := p.module(op.ClusterID, in, role)
+	outputs, _ := exec.Outputs(ctx, op.ClusterID)
+	zones, err := p.zones(ctx, creds, in, outputs, false)
+	if err != nil {
+		return err
+	}
+	module, err := p.module(op.ClusterID, in, placement{role: role, zoneIDs: zones})
 	if err != nil {
 		return sdk.InvalidInput(sdk.FieldError{Field: "inputs", Message: err.Error()})
 	}

@@ -41,7 +41,7 @@ func (v vanilla) now() time.Time {
 	return time.Now()
 }
 
-func (vanilla) module(id string, in map[string]string, role *tfmodules.AssumeRole) (terraform.Module, error) {
+func (vanilla) module(id string, in map[string]string, at placement) (terraform.Module, error) {
 	cp, _ := strconv.Atoi(in["controlPlaneCount"])
 	nodes, _ := strconv.Atoi(in["nodeCount"])
 	minor, patch, err := VanillaVersions.Resolve(in["kubernetesVersion"])
@@ -54,8 +54,15 @@ func (vanilla) module(id string, in map[string]string, role *tfmodules.AssumeRol
 	}
 	return tfmodules.Vanilla(tfmodules.VanillaInput{ClusterID: id, Region: in["region"], ControlPlaneCount: cp,
 		NodeCount: nodes, InstanceType: in["instanceType"], KubernetesVersion: minor, KubernetesPatch: patch,
-		APIAllowedCIDRs: cidrs, AssumeRole: role})
+		APIAllowedCIDRs: cidrs, AssumeRole: at.role, ZoneIDs: at.zoneIDs})
 }
+
+// bootstrapFailed is the class of a node's failed bootstrap: a person
+// retries it, since a Retry replaces the failed instances, which are
+// billed, and the same fault (a bad image, a blocked endpoint) would fail
+// the new ones too. UserFixable is the class the host never retries
+// unattended.
+const bootstrapFailed = sdk.UserFixable
 
 // settleTimeout bounds the wait for the control planes' bootstrap, from
 // when the machines were created: the nodes' own relay wait (an hour) plus
@@ -104,12 +111,12 @@ func (v vanilla) settle(ctx context.Context, cfg aws.Config, op operation, outpu
 			return nil, fmt.Errorf("bootstrap marker %s: %w", name, err)
 		}
 		if m.State == bootstrap.Failed {
-			return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
+			return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: bootstrapFailed,
 				Message: fmt.Sprintf("control plane %d of %d failed its bootstrap at step %s: %s (its log is /var/log/kubeopera/bootstrap.log on %s)",
 					i+1, n, m.Step, m.Reason, instance(outputs, i))}, nil
 		}
 	}
-	return v.settleWorkers(ctx, client, op, outputs, prefix)
+	return v.settleWorkers(ctx, cfg, client, op, outputs, prefix)
 }
 
 // waiting reports member i still bootstrapping, or failed once the
@@ -120,7 +127,7 @@ func (v vanilla) waiting(op operation, outputs map[string]json.RawMessage, i, n 
 		step = "kubeadm join --control-plane"
 	}
 	if v.pastDeadline(op, outputs) {
-		return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: sdk.Retryable,
+		return &sdk.OperationStatus{State: sdk.Failed, ErrorClass: bootstrapFailed,
 			Message: fmt.Sprintf("control plane %d of %d never reported its bootstrap (%s) within %s of the machines' creation: "+
 				"it failed before it could report or cannot reach SSM; read /var/log/kubeopera/bootstrap.log on %s "+
 				"(aws ssm start-session --target <instance>)", i+1, n, step, settleTimeout, instance(outputs, i))}

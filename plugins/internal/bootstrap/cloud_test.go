@@ -94,6 +94,8 @@ func TestMemberZeroInstallsTheCloudControllerAndTheEBSDriver(t *testing.T) {
 		"      path: /spec/template/spec/nodeSelector/node-role.kubernetes.io~1control-plane",
 		"        type: Recreate",
 		"      path: /spec/template/spec/containers/0/args/-\n      value: --k8s-tag-cluster-id=kubeopera-" + testClusterID,
+		// upstream's overlay at v1.64.0 still names image v1.63.1.
+		"images:\n- name: public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver\n  newTag: " + upstream.EBSCSIDriver.Version,
 	} {
 		if !strings.Contains(ebs, line+"\n") {
 			t.Errorf("EBS driver kustomization lacks %q:\n%s", line, ebs)

@@ -355,3 +355,28 @@ func TestModuleRefusesValuesThatCouldEscapeTheHeader(t *testing.T) {
 		t.Fatalf("plan with a quote in endpoint_override: want the validation error, got %v", err)
 	}
 }
+
+// The nodes' script runs with HOME set, from cloud-init and from its
+// systemd units alike (kubectl's kustomize runs git, which needs it), and
+// installs the pinned CNI plugins after the kubelet's package, whose
+// kubernetes-cni dependency unpacks its own build into /opt/cni/bin, and
+// holds that package.
+func TestScriptsSetHomeAndKeepThePinnedCNIPlugins(t *testing.T) {
+	for name, script := range scripts(t) {
+		i := strings.Index(script, "\nmain() {")
+		if i < 0 || !strings.Contains(strings.SplitN(script[i:], "mkdir", 2)[0], "export HOME=/root\n") {
+			t.Errorf("%s: main does not export HOME=/root before its first step", name)
+		}
+		if n := strings.Count(script, "'Environment=HOME=/root'"); n != 2 {
+			t.Errorf("%s: %d systemd units set HOME, want both refreshers'", name, n)
+		}
+		kubelet := strings.Index(script, `apt_get install "kubelet$pin"`)
+		plugins := strings.LastIndex(script, "\tinstall_cni_plugins\n")
+		if kubelet < 0 || plugins < kubelet {
+			t.Errorf("%s: the pinned CNI plugins (at %d) are not installed after the kubelet's package (at %d)", name, plugins, kubelet)
+		}
+		if !strings.Contains(script, "apt-mark hold kubelet kubeadm kubectl kubernetes-cni") {
+			t.Errorf("%s: kubernetes-cni is not held", name)
+		}
+	}
+}

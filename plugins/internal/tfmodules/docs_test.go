@@ -41,10 +41,13 @@ func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 		"elasticloadbalancing:SetSecurityGroups", "kms:CreateKey",
 		// The sweep after a destroy (awsapi.Sweep); Describe* covers its reads.
 		"ec2:DeleteVolume", "ec2:DeleteSecurityGroup", "elasticloadbalancing:DeleteLoadBalancer",
+		"ec2:DeleteNetworkInterface", "ec2:DeleteVpcEndpoints",
 		"elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:Describe*", "kms:Decrypt", "arn:aws:ssm:*::parameter/aws/service/canonical/*",
 		// Validate's preflight (awsprovider.checkWithAWS); ec2:Describe*
 		// covers DescribeInstanceTypes and DescribeInstanceTypeOfferings.
-		"eks:DescribeAddonVersions", "servicequotas:GetServiceQuota", "servicequotas:GetAWSDefaultServiceQuota"} {
+		// Retry of a worker's failed bootstrap (awsprovider vanilla.retry).
+		"autoscaling:TerminateInstanceInAutoScalingGroup",
+		"eks:DescribeAddonVersions", "eks:DescribeAddonConfiguration", "servicequotas:GetServiceQuota", "servicequotas:GetAWSDefaultServiceQuota"} {
 		if !strings.Contains(granted, `"`+action+`"`) {
 			t.Errorf("the documented policy does not grant %s", action)
 		}

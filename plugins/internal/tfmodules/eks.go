@@ -1,11 +1,14 @@
 package tfmodules
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
 
-	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/upstream"
+	"github.com/ochestra-tech/kubeopera/sdk/terraform"
 )
 
 // EKSInput is one aws-eks request: an EKS cluster with a managed node group.
@@ -36,6 +39,10 @@ type EKSInput struct {
 	PublicAccessCIDRs []string
 	// AssumeRole, when set, is assumed by terraform's AWS provider itself.
 	AssumeRole *AssumeRole
+	// ZoneIDs are the availability zone IDs of the subnets, in order, at
+	// least AZCount: the zones the preflight found offering InstanceType.
+	// None leaves the choice to the vpc module (the region's first).
+	ZoneIDs []string
 }
 
 // EKSUnsupportedZoneIDs are the availability zones where EKS cannot create
@@ -55,7 +62,7 @@ var (
 // with aws-iam-authenticator needs.
 func EKS(in EKSInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
-		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole, ZoneIDs: in.ZoneIDs}
 	if err := c.check(1); err != nil {
 		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
 	}
@@ -70,6 +77,10 @@ func EKS(in EKSInput) (terraform.Module, error) {
 		nodeVersion = c.KubernetesVersion
 	} else if !versionRE.MatchString(nodeVersion) {
 		return terraform.Module{}, fmt.Errorf("aws-eks: node version %q: use a minor version such as 1.36", nodeVersion)
+	}
+	addons, ok := upstream.EKSAddons(c.KubernetesVersion)
+	if !ok {
+		return terraform.Module{}, fmt.Errorf("aws-eks: no add-on builds pinned for Kubernetes %s (pinned: %v)", c.KubernetesVersion, upstream.EKSAddonMinors())
 	}
 	cidrs := []string{}
 	if in.PublicAccess {
@@ -86,15 +97,17 @@ func EKS(in EKSInput) (terraform.Module, error) {
 			c.vpcCall(EKSUnsupportedZoneIDs...),
 			{Name: "eks", Source: "./modules/eks",
 				Inputs: map[string]cty.Value{
-					"name":                    cty.StringVal(Name(c.ClusterID)),
-					"kubernetes_version":      cty.StringVal(c.KubernetesVersion),
-					"node_version":            cty.StringVal(nodeVersion),
-					"node_count":              cty.NumberIntVal(int64(c.NodeCount)),
-					"instance_type":           cty.StringVal(c.InstanceType),
-					"endpoint_public_access":  cty.BoolVal(in.PublicAccess),
-					"endpoint_private_access": cty.BoolVal(in.PrivateAccess),
-					"public_access_cidrs":     stringList(cidrs),
-					"ebs_csi_addon_version":   cty.StringVal(upstream.EBSCSIAddon.Version),
+					"name":                         cty.StringVal(Name(c.ClusterID)),
+					"kubernetes_version":           cty.StringVal(c.KubernetesVersion),
+					"node_version":                 cty.StringVal(nodeVersion),
+					"node_count":                   cty.NumberIntVal(int64(c.NodeCount)),
+					"instance_type":                cty.StringVal(c.InstanceType),
+					"endpoint_public_access":       cty.BoolVal(in.PublicAccess),
+					"endpoint_private_access":      cty.BoolVal(in.PrivateAccess),
+					"public_access_cidrs":          stringList(cidrs),
+					"ebs_csi_addon_version":        cty.StringVal(upstream.EBSCSIAddon.Version),
+					"addon_versions":               stringMap(addons),
+					"ebs_csi_configuration_values": cty.StringVal(EBSCSIConfigurationValues(Name(c.ClusterID))),
 				},
 				References: map[string]string{
 					"control_plane_subnet_ids": "module.vpc.private_subnet_ids",
@@ -105,6 +118,7 @@ func EKS(in EKSInput) (terraform.Module, error) {
 			{Name: "cluster_name", Expr: "module.eks.cluster_name"},
 			{Name: "endpoint", Expr: "module.eks.endpoint"},
 			{Name: "certificate_authority_data", Expr: "module.eks.certificate_authority_data"},
+			zoneOutput,
 		},
 	}
 	m, err := build(root, "vpc", "eks")
@@ -112,4 +126,17 @@ func EKS(in EKSInput) (terraform.Module, error) {
 		return terraform.Module{}, fmt.Errorf("aws-eks: %w", err)
 	}
 	return m, nil
+}
+
+// EBSCSIConfigurationValues is the aws-ebs-csi-driver add-on's
+// configuration_values for the cluster named name: only keys the add-on's
+// own schema has had in every version shown (controller.extraVolumeTags;
+// the Helm chart's controller.k8sTagClusterId is not in it, and EKS
+// refuses unknown keys). Volumes are tagged awsapi.VolumeTag = name for
+// the destroy's sweep: a kubeopera.io key, since the driver refuses extra
+// tags starting with kubernetes.io and its controller then exits.
+func EBSCSIConfigurationValues(name string) string {
+	data, _ := json.Marshal(map[string]any{"controller": map[string]any{
+		"extraVolumeTags": map[string]string{awsapi.VolumeTag: name}}})
+	return string(data)
 }

@@ -9,11 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/function"
-	"github.com/zclconf/go-cty/cty/function/stdlib"
-
+	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/addonschema"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 )
 
@@ -43,26 +40,17 @@ var (
 	ebsControllerValues = map[string]string{"k8sTagClusterId": "string", "extraVolumeTags": "object"}
 )
 
-// ebsAddonValues evaluates the add-on's configuration_values for a cluster
-// named name, as Terraform would, and decodes the JSON EKS receives.
+// ebsAddonValues decodes the add-on's configuration_values for a cluster
+// named name, after checking that the module passes the plugin's rendering
+// through untouched (the preflight validates that same text).
 func ebsAddonValues(t *testing.T, files []computeFile, name string) map[string]map[string]any {
 	t.Helper()
-	_, b, _ := block(t, files, "resource", "aws_eks_addon", "ebs_csi")
-	a, ok := b.Body.Attributes["configuration_values"]
-	if !ok {
-		t.Fatal("aws_eks_addon.ebs_csi has no configuration_values")
-	}
-	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})},
-		Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc},
-	}
-	v, diags := a.Expr.Value(ctx)
-	if diags.HasErrors() {
-		t.Fatalf("configuration_values: %v", diags)
+	if got := expr(t, files, "configuration_values", "resource", "aws_eks_addon", "ebs_csi"); got != "var.ebs_csi_configuration_values" {
+		t.Fatalf("aws_eks_addon.ebs_csi configuration_values = %s, want var.ebs_csi_configuration_values, the text the preflight validates", got)
 	}
 	var out map[string]map[string]any
-	if err := json.Unmarshal([]byte(v.AsString()), &out); err != nil {
-		t.Fatalf("configuration_values %s: %v", v.AsString(), err)
+	if err := json.Unmarshal([]byte(EBSCSIConfigurationValues(name)), &out); err != nil {
+		t.Fatalf("configuration_values %s: %v", EBSCSIConfigurationValues(name), err)
 	}
 	return out
 }
@@ -105,6 +93,11 @@ func TestEBSDriverOptionsPassTheDriversOwnValidation(t *testing.T) {
 			t.Errorf("controller.%s is a JSON %s; the chart's schema wants %s", key, got, want)
 		}
 	}
+	t.Run("the values pass the EKS add-on's own schema (stored copy of a published one), which refuses unknown keys", func(t *testing.T) {
+		if err := addonschema.Validate(fakeaws.AddonSchema("aws-ebs-csi-driver"), []byte(EBSCSIConfigurationValues(name))); err != nil {
+			t.Errorf("CreateAddon would refuse the configuration: %v", err)
+		}
+	})
 	t.Run("no extraVolumeTags key starts with kubernetes.io or is otherwise reserved (pkg/driver/validation.go)", func(t *testing.T) {
 		tags, _ := controller["extraVolumeTags"].(map[string]any)
 		for k := range tags {
@@ -113,13 +106,10 @@ func TestEBSDriverOptionsPassTheDriversOwnValidation(t *testing.T) {
 			}
 		}
 	})
-	t.Run("k8sTagClusterId set to the cluster name, so volumes carry the tag the sweep looks for (pkg/driver/controller.go)", func(t *testing.T) {
-		id, _ := controller["k8sTagClusterId"].(string)
-		if id != name {
-			t.Fatalf("controller.k8sTagClusterId = %q, want the cluster name %q", id, name)
-		}
-		if tag := ebsLifecycleTagPrefix + id; tag != awsapi.ClusterTag(name) || ebsLifecycleOwned != "owned" {
-			t.Errorf("the driver tags volumes %s=%s; the destroy's sweep looks for %s=owned", tag, ebsLifecycleOwned, awsapi.ClusterTag(name))
+	t.Run("volumes tagged kubeopera.io/cluster = the cluster name, the tag the sweep looks for", func(t *testing.T) {
+		tags, _ := controller["extraVolumeTags"].(map[string]any)
+		if got, _ := tags[awsapi.VolumeTag].(string); got != name {
+			t.Fatalf("controller.extraVolumeTags[%q] = %q, want the cluster name %q", awsapi.VolumeTag, got, name)
 		}
 	})
 }

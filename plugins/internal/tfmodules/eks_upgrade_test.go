@@ -22,8 +22,8 @@ func TestEKSNodeGroupVersionIsItsOwnVariable(t *testing.T) {
 		t.Errorf("variable node_version defaults to %s, want null (the cluster's version)", got)
 	}
 	for _, tc := range []struct{ node, want string }{
-		{"", `node_version             = "1.36"`},
-		{"1.35", `node_version             = "1.35"`},
+		{"", `node_version = "1.36"`},
+		{"1.35", `node_version = "1.35"`},
 	} {
 		in := eksInput()
 		in.NodeVersion = tc.node
@@ -32,7 +32,7 @@ func TestEKSNodeGroupVersionIsItsOwnVariable(t *testing.T) {
 			t.Fatal(err)
 		}
 		root := string(m.Files["main.tf"])
-		if !strings.Contains(root, tc.want) || !strings.Contains(root, `kubernetes_version       = "1.36"`) {
+		if !strings.Contains(unaligned(root), tc.want) || !strings.Contains(unaligned(root), `kubernetes_version = "1.36"`) {
 			t.Errorf("NodeVersion %q: root lacks %q beside kubernetes_version 1.36:\n%s", tc.node, tc.want, root)
 		}
 	}

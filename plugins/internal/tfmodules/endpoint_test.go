@@ -79,7 +79,7 @@ func TestEKSEndpointAccessIsTheInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := string(m.Files["main.tf"])
-	if !strings.Contains(root, `public_access_cidrs      = ["203.0.113.0/24", "198.51.100.7/32"]`) {
+	if !strings.Contains(unaligned(root), `public_access_cidrs = ["203.0.113.0/24", "198.51.100.7/32"]`) {
 		t.Errorf("root does not pass the allow-list:\n%s", root)
 	}
 }

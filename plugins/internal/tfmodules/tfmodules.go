@@ -59,6 +59,9 @@ type common struct {
 	ClusterID, Region, InstanceType, KubernetesVersion string
 	NodeCount, AZCount                                 int
 	AssumeRole                                         *AssumeRole
+	// ZoneIDs are the subnets' availability zone IDs, at least azCount();
+	// none leaves the choice to the vpc module.
+	ZoneIDs []string
 }
 
 // check returns the first input that cannot be rendered, saying what to use.
@@ -76,6 +79,8 @@ func (c common) check(minNodes int) error {
 		return fmt.Errorf("node count %d: use at least %d", c.NodeCount, minNodes)
 	case c.AZCount < 0 || c.AZCount > 8:
 		return fmt.Errorf("availability zone count %d: use 1 to 8, or 0 for %d", c.AZCount, DefaultAZCount)
+	case len(c.ZoneIDs) > 0 && len(c.ZoneIDs) < c.azCount():
+		return fmt.Errorf("zone IDs %v: the subnets span %d zones, name as many", c.ZoneIDs, c.azCount())
 	}
 	return nil
 }
@@ -87,8 +92,8 @@ func (c common) azCount() int {
 	return c.AZCount
 }
 
-// vpcCall is the vpc module call both roots start with; its subnets stay
-// out of the zones of excludeZoneIDs.
+// vpcCall is the vpc module call both roots start with: its subnets in
+// the first ZoneIDs, else out of the zones of excludeZoneIDs.
 func (c common) vpcCall(excludeZoneIDs ...string) terraform.ModuleCall {
 	call := terraform.ModuleCall{Name: "vpc", Source: "./modules/vpc", Inputs: map[string]cty.Value{
 		"name":         cty.StringVal(Name(c.ClusterID)),
@@ -98,8 +103,18 @@ func (c common) vpcCall(excludeZoneIDs ...string) terraform.ModuleCall {
 	if len(excludeZoneIDs) > 0 {
 		call.Inputs["exclude_zone_ids"] = stringList(excludeZoneIDs)
 	}
+	if len(c.ZoneIDs) > 0 {
+		call.Inputs["zone_ids"] = stringList(c.ZoneIDs[:c.azCount()])
+	}
 	return call
 }
+
+// ZoneIDsOutput is the root output naming the subnets' zone IDs, which a
+// later apply of the same cluster passes again as ZoneIDs.
+const ZoneIDsOutput = "zone_ids"
+
+// zoneOutput is the root output of the subnets' zone IDs.
+var zoneOutput = terraform.Output{Name: ZoneIDsOutput, Expr: "module.vpc.zone_ids"}
 
 // tags are the tags every resource of the cluster carries.
 func (c common) tags() map[string]string {

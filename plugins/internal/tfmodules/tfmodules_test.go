@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -215,3 +216,9 @@ func runTerraform(t *testing.T, dir string, args ...string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// unaligned undoes hclwrite's alignment of "=" signs, which moves every
+// argument of a block when one longer name is added.
+func unaligned(hcl string) string { return alignedRE.ReplaceAllString(hcl, " = ") }
+
+var alignedRE = regexp.MustCompile(` += +`)

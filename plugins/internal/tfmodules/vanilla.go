@@ -39,6 +39,10 @@ type VanillaInput struct {
 	APIAllowedCIDRs []string
 	// AssumeRole, when set, is assumed by terraform's AWS provider itself.
 	AssumeRole *AssumeRole
+	// ZoneIDs are the availability zone IDs of the subnets, in order, at
+	// least AZCount: the zones the preflight found offering InstanceType.
+	// None leaves the choice to the vpc module (the region's first).
+	ZoneIDs []string
 }
 
 // Vanilla builds the module tree of an aws-vanilla run. Its root outputs
@@ -48,7 +52,7 @@ type VanillaInput struct {
 // kubeconfig appears once member 0 is ready).
 func Vanilla(in VanillaInput) (terraform.Module, error) {
 	c := common{ClusterID: in.ClusterID, Region: in.Region, InstanceType: in.InstanceType,
-		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole}
+		KubernetesVersion: in.KubernetesVersion, NodeCount: in.NodeCount, AZCount: in.AZCount, AssumeRole: in.AssumeRole, ZoneIDs: in.ZoneIDs}
 	if err := c.check(0); err != nil {
 		return terraform.Module{}, fmt.Errorf("aws-vanilla: %w", err)
 	}
@@ -108,6 +112,7 @@ func Vanilla(in VanillaInput) (terraform.Module, error) {
 			{Name: "bootstrap_started_at", Expr: "module.compute.bootstrap_started_at"},
 			{Name: "control_plane_instance_ids", Expr: "module.compute.control_plane_instance_ids"},
 			{Name: "worker_autoscaling_group_name", Expr: "module.compute.worker_autoscaling_group_name"},
+			zoneOutput,
 		},
 	}
 	m, err := build(root, "vpc", "security", "compute")

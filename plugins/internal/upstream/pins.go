@@ -148,5 +148,7 @@ func Table() []Pin {
 		p, _ := CloudController(m)
 		rows = append(rows, p)
 	}
-	return append(rows, EBSCSIDriver, EBSCSIAddon, Kubernetes, TerraformAWSProvider)
+	rows = append(rows, EBSCSIDriver, EBSCSIAddon)
+	rows = append(rows, eksAddonPins()...)
+	return append(rows, Kubernetes, TerraformAWSProvider)
 }

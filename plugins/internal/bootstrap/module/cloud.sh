@@ -64,6 +64,8 @@ EOF_CCM
 # volumes kubernetes.io/cluster/<name> = owned and KubernetesCluster, by
 # which a destroy finds the volumes the cluster left behind (without it
 # they carry only ebs.csi.aws.com/cluster = true, as every cluster's do).
+# The image is set through images: upstream's overlay at a release tag can
+# still name the release before it (the bump comes in a later commit).
 install_ebs_csi_driver() {
 	step install-ebs-csi-driver
 	apply_kustomization ebs-csi-driver <<EOF_EBS
@@ -71,6 +73,9 @@ apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
 - https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable?ref=$KO_EBS_CSI_DRIVER_REF
+images:
+- name: public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver
+  newTag: $KO_EBS_CSI_DRIVER_REF
 patches:
 - target:
     kind: Deployment

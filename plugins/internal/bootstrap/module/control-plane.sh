@@ -66,7 +66,7 @@ install_refresher() {
 	mkdir -p "$KO_ROOT/usr/local/sbin" "$KO_ROOT/etc/systemd/system"
 	cp "$0" "$KO_ROOT/usr/local/sbin/kubeopera-bootstrap"
 	chmod 700 "$KO_ROOT/usr/local/sbin/kubeopera-bootstrap"
-	printf '%s\n' '[Unit]' 'Description=Refresh KubeOpera join data' '' '[Service]' 'Type=oneshot' \
+	printf '%s\n' '[Unit]' 'Description=Refresh KubeOpera join data' '' '[Service]' 'Type=oneshot' 'Environment=HOME=/root' \
 		'ExecStart=/usr/local/sbin/kubeopera-bootstrap refresh-join' >"$unit.service"
 	printf '%s\n' '[Unit]' 'Description=Refresh KubeOpera join data hourly' '' '[Timer]' 'OnBootSec=10min' \
 		'OnUnitActiveSec=1h' 'RandomizedDelaySec=5min' '' '[Install]' 'WantedBy=timers.target' >"$unit.timer"

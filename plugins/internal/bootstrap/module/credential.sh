@@ -70,7 +70,7 @@ publish_manager_kubeconfig() {
 # row still leave a valid token).
 install_credential_refresher() {
 	local unit="$KO_ROOT/etc/systemd/system/kubeopera-refresh-credential"
-	printf '%s\n' '[Unit]' 'Description=Publish a new KubeOpera manager token' '' '[Service]' 'Type=oneshot' \
+	printf '%s\n' '[Unit]' 'Description=Publish a new KubeOpera manager token' '' '[Service]' 'Type=oneshot' 'Environment=HOME=/root' \
 		'ExecStart=/usr/local/sbin/kubeopera-bootstrap refresh-credential' >"$unit.service"
 	printf '%s\n' '[Unit]' 'Description=Publish a new KubeOpera manager token every 30 minutes' '' '[Timer]' \
 		'OnBootSec=2min' 'OnUnitActiveSec=30min' 'RandomizedDelaySec=2min' '' '[Install]' 'WantedBy=timers.target' >"$unit.timer"

@@ -62,7 +62,6 @@ install_containerd() {
 	fi
 	cp "$KO_WORK/$runc" "$KO_ROOT/usr/local/sbin/runc"
 	chmod 755 "$KO_ROOT/usr/local/sbin/runc"
-	install_cni_plugins
 	printf '%s\n' '[Unit]' 'Description=containerd container runtime' 'After=network.target local-fs.target' '' \
 		'[Service]' 'ExecStart=/usr/local/bin/containerd' 'Type=notify' 'Delegate=yes' 'KillMode=process' \
 		'Restart=always' 'RestartSec=5' 'LimitNPROC=infinity' 'LimitCORE=infinity' 'TasksMax=infinity' \
@@ -102,7 +101,11 @@ install_packages() {
 		pin="=$KO_KUBERNETES_PATCH-*"
 	fi
 	apt_get install "kubelet$pin" "kubeadm$pin" "kubectl$pin"
-	quiet apt-mark hold kubelet kubeadm kubectl
+	# kubelet's package pulls in pkgs.k8s.io's kubernetes-cni, which
+	# unpacks its own build of the plugins into /opt/cni/bin: the pinned
+	# ones go in after it, and it is held so no upgrade puts its own back.
+	quiet apt-mark hold kubelet kubeadm kubectl kubernetes-cni
+	install_cni_plugins
 }
 
 # configure_containerd sets the systemd cgroup driver (kubeadm configures

@@ -147,6 +147,9 @@ imds() {
 }
 
 main() {
+	# cloud-init runs this without HOME (the systemd units set it); kubectl's
+	# kustomize runs git, which needs it.
+	export HOME=/root
 	mkdir -p "$KO_WORK" "$(dirname "$KO_LOG")"
 	chmod 700 "$KO_WORK" "$(dirname "$KO_LOG")"
 	trap 'on_err $? $LINENO' ERR

@@ -118,3 +118,20 @@ resource "aws_iam_openid_connect_provider" "this" {
   client_id_list  = ["sts.amazonaws.com"]
   thumbprint_list = [data.tls_certificate.oidc.certificates[0].sha1_fingerprint]
 }
+
+# vpc-cni, kube-proxy and CoreDNS as EKS add-ons at builds pinned per
+# control-plane minor (var.addon_versions): EKS installs them self-managed
+# and never moves them, so their skew would grow each upgrade until EKS's
+# upgrade insights block the next. OVERWRITE adopts the self-managed ones.
+resource "aws_eks_addon" "core" {
+  for_each = var.addon_versions
+
+  cluster_name                = aws_eks_cluster.this.name
+  addon_name                  = each.key
+  addon_version               = each.value
+  resolve_conflicts_on_create = "OVERWRITE"
+  resolve_conflicts_on_update = "OVERWRITE"
+
+  # CoreDNS becomes ACTIVE only once it runs, which needs nodes.
+  depends_on = [aws_eks_node_group.this]
+}

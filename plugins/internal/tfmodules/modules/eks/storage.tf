@@ -52,15 +52,11 @@ resource "aws_eks_addon" "ebs_csi" {
   service_account_role_arn    = aws_iam_role.ebs_csi.arn
   resolve_conflicts_on_create = "OVERWRITE"
   resolve_conflicts_on_update = "OVERWRITE"
-  # The driver tags every volume ebs.csi.aws.com/cluster = true, which is
-  # the same for every cluster. k8sTagClusterId (--k8s-tag-cluster-id) makes
-  # it add kubernetes.io/cluster/<name> = owned as well, so a destroy finds
-  # and deletes the volumes this cluster left behind. The tag cannot go in
-  # extraVolumeTags: the driver refuses keys starting with kubernetes.io
-  # there, and its controller then exits at start-up.
-  configuration_values = jsonencode({
-    controller = { k8sTagClusterId = var.name }
-  })
+  # Rendered by the plugin (tfmodules.EBSCSIConfigurationValues), whose
+  # preflight validates the same text against the schema EKS returns for
+  # this add-on version (eks:DescribeAddonConfiguration): EKS refuses keys
+  # that schema lacks, and it has lagged the driver's Helm chart.
+  configuration_values = var.ebs_csi_configuration_values
 
   # The add-on only becomes ACTIVE once its controller runs, which needs
   # nodes; and the controller needs its policy from its first call.

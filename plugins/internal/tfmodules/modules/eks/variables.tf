@@ -65,3 +65,13 @@ variable "ebs_csi_addon_version" {
   description = "Version of the aws-ebs-csi-driver EKS add-on, e.g. an EKS build such as vX.Y.Z-eksbuild.N (eks:DescribeAddonVersions lists them)."
   type        = string
 }
+
+variable "ebs_csi_configuration_values" {
+  description = "configuration_values of the aws-ebs-csi-driver add-on, JSON; only keys of the add-on's own schema (eks:DescribeAddonConfiguration), which refuses the rest."
+  type        = string
+}
+
+variable "addon_versions" {
+  description = "Builds of the vpc-cni, kube-proxy and coredns EKS add-ons for kubernetes_version, by add-on name (eks:DescribeAddonVersions lists them)."
+  type        = map(string)
+}

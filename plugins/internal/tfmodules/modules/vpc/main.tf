@@ -13,7 +13,11 @@ data "aws_availability_zones" "available" {
 }
 
 locals {
-  zones = data.aws_availability_zones.available.names
+  # Zone IDs name the same physical zone in every account, unlike zone
+  # names. The plugin passes the ones its preflight found offering the
+  # instance type (a type is not offered everywhere: t3 not in use1-az3);
+  # without them, the region's first available zones.
+  zone_ids = length(var.zone_ids) > 0 ? var.zone_ids : data.aws_availability_zones.available.zone_ids
   # Lets EKS and load balancer controllers find the cluster's subnets.
   cluster_tag = { "kubernetes.io/cluster/${var.cluster_name}" = "shared" }
 }
@@ -26,8 +30,8 @@ resource "aws_vpc" "this" {
 
   lifecycle {
     precondition {
-      condition     = length(local.zones) >= var.az_count
-      error_message = "This region has fewer available zones than az_count; lower az_count."
+      condition     = length(local.zone_ids) >= var.az_count
+      error_message = "This region has fewer available zones (or zone_ids) than az_count; lower az_count."
     }
   }
 }
@@ -41,21 +45,21 @@ resource "aws_subnet" "public" {
   count                   = var.az_count
   vpc_id                  = aws_vpc.this.id
   cidr_block              = cidrsubnet(var.cidr, 4, count.index)
-  availability_zone       = element(local.zones, count.index)
+  availability_zone_id    = local.zone_ids[count.index]
   map_public_ip_on_launch = true
   tags = merge(local.cluster_tag, {
-    Name                     = "${var.name}-public-${element(local.zones, count.index)}"
+    Name                     = "${var.name}-public-${local.zone_ids[count.index]}"
     "kubernetes.io/role/elb" = "1"
   })
 }
 
 resource "aws_subnet" "private" {
-  count             = var.az_count
-  vpc_id            = aws_vpc.this.id
-  cidr_block        = cidrsubnet(var.cidr, 4, count.index + 8)
-  availability_zone = element(local.zones, count.index)
+  count                = var.az_count
+  vpc_id               = aws_vpc.this.id
+  cidr_block           = cidrsubnet(var.cidr, 4, count.index + 8)
+  availability_zone_id = local.zone_ids[count.index]
   tags = merge(local.cluster_tag, {
-    Name                              = "${var.name}-private-${element(local.zones, count.index)}"
+    Name                              = "${var.name}-private-${local.zone_ids[count.index]}"
     "kubernetes.io/role/internal-elb" = "1"
   })
 }

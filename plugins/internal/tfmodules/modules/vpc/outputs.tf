@@ -23,3 +23,8 @@ output "private_subnet_ids" {
   value       = aws_subnet.private[*].id
   depends_on  = [aws_nat_gateway.this, aws_route_table.private, aws_route_table_association.private]
 }
+
+output "zone_ids" {
+  description = "Availability zone IDs of the subnets, in zone order: a later apply passes them again, so the subnets stay where they are."
+  value       = slice(local.zone_ids, 0, var.az_count)
+}

@@ -33,3 +33,9 @@ variable "exclude_zone_ids" {
   type        = list(string)
   default     = []
 }
+
+variable "zone_ids" {
+  description = "Availability zone IDs (e.g. eun1-az1) of the subnets, at least az_count, in order: the zones that offer the cluster's instance type. Empty means the region's first available zones not in exclude_zone_ids."
+  type        = list(string)
+  default     = []
+}

@@ -1,0 +1,108 @@
+package awsprovider
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
+	"github.com/ochestra-tech/kubeopera/sdk"
+)
+
+// A worker fails its bootstrap: the cluster is Failed; Retry replaces
+// exactly that instance through its Auto Scaling group (the one still
+// bootstrapping is left alone), clears its marker and restarts the
+// deadline, and the cluster is Ready once the new instance joined.
+func TestRetryReplacesExactlyTheWorkerThatFailed(t *testing.T) {
+	aws := fakeaws.Start(t)
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL_SSM": aws.SSMURL, "AWS_ENDPOINT_URL_AUTO_SCALING": aws.ASGURL,
+		"AWS_EC2_METADATA_DISABLED": "true"} {
+		t.Setenv(k, v)
+	}
+	user := aws.IAM.AddUser("123456789012", "kubeopera")
+	cfg, err := awsapi.Config(context.Background(), sdk.Credentials{"kind": "access_key",
+		"accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey}, "eu-north-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	out := outputs(t, map[string]any{"ssm_prefix": "/kubeopera/c1/n0nce", "bootstrap_started_at": created.Format(time.RFC3339),
+		"control_plane_instance_ids": []string{"i-0cp"}, "worker_autoscaling_group_name": "kubeopera-c1-workers"})
+	now := created.Add(20 * time.Minute)
+	v := vanilla{clock: func() time.Time { return now }}
+	op := operation{Action: "apply", ClusterID: "c1", Region: "eu-north-1", ControlPlanes: 1, Workers: 3}
+	aws.SSM.Put("/kubeopera/c1/n0nce/members/0", "String", "ready")
+	aws.SSM.Put("/kubeopera/c1/n0nce/workers/i-0ok", "String", "joined")
+	aws.SSM.Put("/kubeopera/c1/n0nce/workers/i-0bad", "String", "failed: kubeadm-join: kubeadm join failed 3 times")
+	aws.ASG.SetGroup("kubeopera-c1-workers", fakeaws.GroupInstance{ID: "i-0ok", State: fakeaws.InService},
+		fakeaws.GroupInstance{ID: "i-0bad", State: fakeaws.InService}, fakeaws.GroupInstance{ID: "i-0slow", State: fakeaws.InService})
+	settle := func(op operation) *sdk.OperationStatus {
+		t.Helper()
+		st, err := v.settle(context.Background(), cfg, op, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := settle(op); st == nil || st.State != sdk.Failed {
+		t.Fatalf("a worker failed: %+v; want Failed", st)
+	}
+
+	now = created.Add(2 * settleTimeout) // the first deadline is long past
+	retried, err := v.retry(context.Background(), cfg, op, out)
+	if err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	if got := aws.ASG.Terminated(); !slices.Equal(got, []string{"i-0bad"}) {
+		t.Fatalf("instances replaced: %v, want exactly i-0bad", got)
+	}
+	if _, ok := aws.SSM.Get("/kubeopera/c1/n0nce/workers/i-0bad"); ok {
+		t.Error("the failed worker's marker is still there")
+	}
+	again, err := parseOperation(retried.String())
+	if err != nil || !again.Started.Equal(now) {
+		t.Fatalf("retried operation %q carries since %v (%v), want the retry's time %v", retried.String(), again.Started, err, now)
+	}
+	if st := settle(again); st == nil || st.State != sdk.Running || !strings.Contains(st.Message, "1 of 3 workers joined") {
+		t.Fatalf("after the retry: %+v; want running again (deadline restarted), 1 of 3 joined", st)
+	}
+	for _, i := range aws.ASG.Group("kubeopera-c1-workers") {
+		if i.ID != "i-0ok" {
+			aws.SSM.Put("/kubeopera/c1/n0nce/workers/"+i.ID, "String", "joined")
+		}
+	}
+	if st := settle(again); st != nil {
+		t.Fatalf("the replacement and the slow worker joined: %+v; want done (Ready)", st)
+	}
+}
+
+// A control plane that failed cannot be retried in place: the refusal
+// says to tear the cluster down and create it again, and nothing is
+// replaced.
+func TestRetryRefusesAFailedControlPlane(t *testing.T) {
+	aws := fakeaws.Start(t)
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL_SSM": aws.SSMURL, "AWS_ENDPOINT_URL_AUTO_SCALING": aws.ASGURL,
+		"AWS_EC2_METADATA_DISABLED": "true"} {
+		t.Setenv(k, v)
+	}
+	user := aws.IAM.AddUser("123456789012", "kubeopera")
+	cfg, err := awsapi.Config(context.Background(), sdk.Credentials{"kind": "access_key",
+		"accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey}, "eu-north-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := outputs(t, map[string]any{"ssm_prefix": "/kubeopera/c1/n0nce", "worker_autoscaling_group_name": "kubeopera-c1-workers"})
+	aws.SSM.Put("/kubeopera/c1/n0nce/members/0", "String", "ready")
+	aws.SSM.Put("/kubeopera/c1/n0nce/members/1", "String", "failed: kubeadm-join: etcd member add timed out")
+	aws.ASG.SetGroup("kubeopera-c1-workers", fakeaws.GroupInstance{ID: "i-0w", State: fakeaws.InService})
+	_, err = vanilla{}.retry(context.Background(), cfg, operation{Action: "apply", ClusterID: "c1", ControlPlanes: 3, Workers: 1}, out)
+	if sdk.KindOf(err) != sdk.KindFailedPrecondition || !strings.Contains(err.Error(), "control plane 2 of 3") || !strings.Contains(err.Error(), recreate) {
+		t.Fatalf("retry with control plane 2 failed: %v; want a FailedPrecondition naming it and saying %q", err, recreate)
+	}
+	if got := aws.ASG.Terminated(); len(got) != 0 {
+		t.Errorf("instances replaced: %v, want none", got)
+	}
+}
