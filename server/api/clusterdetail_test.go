@@ -11,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -153,6 +155,19 @@ func TestDisconnectNoticeIsTheDisconnectsOwnWords(t *testing.T) {
 	if err := e.st.CreateCluster(ctx, row); err != nil {
 		t.Fatal(err)
 	}
+	// Its HostCluster, with the controller's finalizer (none runs here),
+	// so the disconnect waits in Deleting as it does for real.
+	hc := &unstructured.Unstructured{Object: map[string]any{"apiVersion": hostclusters.GVR.GroupVersion().String(), "kind": "HostCluster",
+		"metadata": map[string]any{"name": row.ID, "namespace": hostclusters.Namespace, "finalizers": []any{hostclusters.Finalizer}},
+		"spec":     map[string]any{"mode": "provision", "provider": "aws", "provisioning": map[string]any{"plugin": "local"}}}}
+	hcs := dynamic.NewForConfigOrDie(e.sb.Config).Resource(hostclusters.GVR).Namespace(hostclusters.Namespace)
+	if _, err := hcs.Create(ctx, hc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = hcs.Patch(context.Background(), row.ID, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
+	setPhase(t, e, row.ID, "Ready", "ready")
 	notice := mustDetail(t, e, row.ID).DisconnectNotice
 	if !strings.Contains(notice, "keeps running and costing money") || !strings.Contains(notice, "/api/v1/clusters/"+row.ID+"/teardown") {
 		t.Errorf("notice of a provisioned cluster = %q; want the running cost and the teardown instead", notice)

@@ -24,7 +24,7 @@ func TestConnectRefusesUnsafeKubeconfigsUnlessAllowed(t *testing.T) {
 		{"TLS verification off", server + "    insecure-skip-tls-verify: true\n", "insecure-skip-tls-verify", true},
 		{"a proxy", server + "    proxy-url: http://127.0.0.9:3128\n", "proxy-url", true},
 		{"instance metadata", "    server: http://169.254.169.254\n", "on 169.254.169.254, where clouds serve", false},
-		{"IPv6 link-local", "    server: https://[fe80::1]:6443\n", "link-local address fe80::1", false},
+		{"IPv6 link-local", "    server: https://[fe80::1]:6443\n", "on fe80::1, where clouds serve", false},
 		{"user information in the URL", "    server: https://admin:pw-in-url@127.0.0.10:6443\n", "user information", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
