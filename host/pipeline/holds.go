@@ -18,6 +18,10 @@ import (
 // tree generated again from the spec it was pushed for.
 func (p *Pipeline) holds(hc *v1.HostCluster) fluxsync.Holds {
 	return func(ctx context.Context, sha string) (bool, string, error) {
+		key := hc.Namespace + "/" + hc.Name + "/" + hc.Status.GitOpsRevision + "/" + sha
+		if v, ok := p.verdicts.Load(key); ok {
+			return v.(gitrepo.Verdict).Holds, v.(gitrepo.Verdict).Why, nil
+		}
 		auth, err := p.gitAuth(ctx, hc)
 		if err != nil {
 			return false, "", err
@@ -27,8 +31,18 @@ func (p *Pipeline) holds(hc *v1.HostCluster) fluxsync.Holds {
 			pushed.Files = tree
 		}
 		v, err := gitrepo.Holds(ctx, auth, pushed, sha)
+		if err == nil && lasting(v) {
+			p.verdicts.Store(key, v)
+		}
 		return v.Holds, v.Why, err
 	}
+}
+
+// lasting reports a verdict that no later push can change: history is
+// fixed once both commits are on the branch, and a revision's files are
+// fixed. (That the pushed commit is gone, or the revision is, may change.)
+func lasting(v gitrepo.Verdict) bool {
+	return v.How == gitrepo.Same || v.How == gitrepo.Ancestry || (v.How == gitrepo.Content && v.Holds)
 }
 
 // gitAuth reads the credentials for hc's GitOps repository (anonymous when
