@@ -40,7 +40,7 @@ func (j *judge) of(revision string) verdict {
 	switch {
 	case sha == "":
 		return verdict{}
-	case strings.EqualFold(sha, j.commit):
+	case revisionNames(revision, j.commit):
 		return verdict{holds: true}
 	case j.holds == nil:
 		return verdict{}
