@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,13 @@ const fleetSize = 20
 // fit the machine), so Flux is installed on it once up front and the
 // pipeline is told so, as a controller that had installed it for them would
 // know; everything from the push on runs as for any cluster.
+//
+// It takes about 110 s on 2 shared cores (81 s from the controller's start
+// to the last Ready), too long for make test: make test-fleet runs it.
 func TestClustersOnboardedAtOnceAllBecomeReady(t *testing.T) {
+	if os.Getenv("KUBEOPERA_TEST_FLEET") == "" {
+		t.Skip("run alone: KUBEOPERA_TEST_FLEET=1 go test -run TestClustersOnboardedAtOnce ./host/pipeline/ (make test-fleet does)")
+	}
 	f := newFixture(t)
 	ctx := context.Background()
 	p := New(Options{Management: f.c, FluxTimeout: 2 * time.Minute, ApplyTimeout: 3 * time.Minute})
