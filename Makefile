@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
+.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
 
 all: build
 
@@ -128,6 +128,12 @@ test-aws:
 # namespace of their own, a Terraform Job, and KubeOpera's chart from the
 # image `make image` builds, on a throwaway PostgreSQL. Needs root. Not
 # part of `make test`: the cold build is long.
+# Twenty HostClusters onboarded at once through the real controller, Flux
+# and git server must all become Ready (about 2 minutes; not part of
+# `make test` for its cost).
+test-fleet: testbin
+	KUBEOPERA_TEST_FLEET=1 $(GO) test -count=1 -timeout 20m -v -run 'TestClustersOnboardedAtOnceAllBecomeReady' ./host/pipeline/
+
 test-node: testbin image
 	hack/build-node.sh
 	KUBEOPERA_TEST_NODE=1 hack/with-postgres.sh $(GO) test -count=1 -timeout 20m -v ./internal/node/

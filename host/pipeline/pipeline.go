@@ -79,6 +79,10 @@ type Pipeline struct {
 	// the same, so a reconcile every poll interval does not open a new TLS
 	// connection (and rebuild a REST mapper) each time.
 	targets sync.Map // namespace/name -> cachedTarget
+	// verdicts keeps what the repository said about a revision Flux
+	// applied, where it cannot change (see holds), so a cluster waiting on
+	// Flux does not fetch the branch's history on every poll.
+	verdicts sync.Map // namespace/name/pushed/revision -> gitrepo.Verdict
 }
 
 type cachedTarget struct {
@@ -169,12 +173,14 @@ func (p *Pipeline) target(hc *v1.HostCluster, kubeconfig []byte) (*target, error
 func (p *Pipeline) Forget(hc *v1.HostCluster) {
 	key := hc.Namespace + "/" + hc.Name
 	p.targets.Delete(key)
-	p.installed.Range(func(k, _ any) bool {
-		if strings.HasPrefix(k.(string), key+"/") {
-			p.installed.Delete(k)
-		}
-		return true
-	})
+	for _, m := range []*sync.Map{&p.installed, &p.verdicts} {
+		m.Range(func(k, _ any) bool {
+			if strings.HasPrefix(k.(string), key+"/") {
+				m.Delete(k)
+			}
+			return true
+		})
+	}
 }
 
 func (p *Pipeline) connect(kubeconfig []byte) (*target, error) {

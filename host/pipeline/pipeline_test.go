@@ -102,18 +102,19 @@ func (f *fixture) hostCluster(id, path, gitSecret string) *v1.HostCluster {
 // manager runs the real host-cluster-controller with the pipeline until
 // the returned stop is called.
 func (f *fixture) manager(t *testing.T, p *Pipeline) (stop func()) {
-	return f.managerWith(t, &controller.Reconciler{Pipeline: p, PollInterval: 250 * time.Millisecond})
+	return f.managerWith(t, &controller.Reconciler{Pipeline: p, PollInterval: 250 * time.Millisecond}, 2)
 }
 
-// managerWith runs the controller manager with r until stop is called.
-func (f *fixture) managerWith(t *testing.T, r *controller.Reconciler) (stop func()) {
+// managerWith runs the controller manager with r, reconciling up to
+// concurrency HostClusters at once, until stop is called.
+func (f *fixture) managerWith(t *testing.T, r *controller.Reconciler, concurrency int) (stop func()) {
 	mgr, err := ctrl.NewManager(f.mgmt.Config, ctrl.Options{Scheme: mgmtScheme,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: &skipNameValidation}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetupWithManager(mgr, 2); err != nil {
+	if err := r.SetupWithManager(mgr, concurrency); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -69,7 +69,7 @@ func TestProvisionedClusterConvergesToReady(t *testing.T) {
 	aws.SSM.Put("/kubeopera/c2/admin-kubeconfig", "SecureString", string(f.target.Kubeconfig))
 
 	stop := f.managerWith(t, &controller.Reconciler{Pipeline: f.pipeline(f.chart.URL), PollInterval: 250 * time.Millisecond,
-		Providers: controller.HostProviders(host), Credentials: creds})
+		Providers: controller.HostProviders(host), Credentials: creds}, 2)
 	defer stop()
 	hc := f.hostCluster("c2", "clusters/c2", "git-creds")
 	hc.Generation, hc.Spec.ConnectKubeconfigSecretRef, hc.Spec.Mode = 0, nil, v1.ModeProvisionVanilla

@@ -62,15 +62,9 @@ func (p *Pipeline) pushTree(ctx context.Context, hc *v1.HostCluster, t *target) 
 	if err != nil {
 		return step.Stall(v1.ReasonGitOpsInvalid, "GitOps tree: %v", err)
 	}
-	var auth gitrepo.Auth
-	if ref := hc.Spec.GitCredentialsSecretRef; ref != "" {
-		s, err := p.hostSecret(ctx, hc, ref)
-		if err != nil {
-			return err
-		}
-		if auth, err = gitrepo.AuthFromSecret(s.Data); err != nil {
-			return step.Stall(v1.ReasonSecretMissing, "git credentials Secret %s: %v", ref, err)
-		}
+	auth, err := p.gitAuth(ctx, hc)
+	if err != nil {
+		return err
 	}
 	if err := createTreeSecrets(ctx, t.client, hc, params); err != nil {
 		return err
@@ -86,7 +80,9 @@ func (p *Pipeline) pushTree(ctx context.Context, hc *v1.HostCluster, t *target) 
 		Message: fmt.Sprintf("KubeOpera: GitOps tree of cluster %s", hc.Name)})
 	var gitErr *gitrepo.Error
 	switch {
-	case errors.As(err, &gitErr) && errors.Is(err, gitrepo.ErrUnreachable):
+	case errors.As(err, &gitErr) && (errors.Is(err, gitrepo.ErrUnreachable) || errors.Is(err, gitrepo.ErrConflict)):
+		// A branch that kept moving is busy (e.g. a fleet onboarding at
+		// once, every cluster pushing to it): a later try gets through.
 		return step.Retry(0, "pushing the GitOps tree: %v", err)
 	case errors.As(err, &gitErr):
 		return step.Stall(v1.ReasonGitRejected, "%v", err)
@@ -125,7 +121,7 @@ func (p *Pipeline) installKubeOpera(ctx context.Context, hc *v1.HostCluster, t *
 		hc.SetCondition(v1.ConditionKubeOperaInstalled, metav1.ConditionFalse, v1.ReasonApplying,
 			"Flux is applying "+short(hc.Status.GitOpsRevision))
 	}
-	report, err := fluxsync.Check(ctx, t.client, hc.Name, hc.Status.GitOpsRevision)
+	report, err := fluxsync.Check(ctx, t.client, hc.Name, hc.Status.GitOpsRevision, p.holds(hc))
 	switch {
 	case err != nil:
 		return err

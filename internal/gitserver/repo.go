@@ -136,6 +136,13 @@ func (s *Server) CommitDirect(t testing.TB, name, branch, path, content, message
 	return commit
 }
 
+// ResetBranch points branch at commit, as a force push does: commits that
+// only the old tip reached leave the branch's history.
+func (s *Server) ResetBranch(t testing.TB, name, branch, commit string) {
+	t.Helper()
+	git(t, s.repoDir(name), nil, "update-ref", "refs/heads/"+branch, commit)
+}
+
 // RepoDir returns the directory of the bare repository name, for tests
 // that serve it over another transport (e.g. an SSH server running
 // git-receive-pack on it).

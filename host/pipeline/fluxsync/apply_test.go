@@ -92,7 +92,7 @@ func TestApplyUpdatesAChangedSync(t *testing.T) {
 }
 
 func TestCheckBeforeApplySaysToApply(t *testing.T) {
-	_, err := Check(context.Background(), kube, "never-applied", strings.Repeat("a", 40))
+	_, err := Check(context.Background(), kube, "never-applied", strings.Repeat("a", 40), nil)
 	if err == nil || !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), "apply the Flux sync first") {
 		t.Fatalf("Check of a cluster never applied: %v", err)
 	}

@@ -58,12 +58,14 @@ var waitingReasons = map[string]bool{
 }
 
 // Check reads the cluster's Flux objects and reports on commit (a full Git
-// SHA). A Kustomization failure counts only when it happened at commit (its
-// lastAttemptedRevision names it): a failure at an older revision is
-// waited out, since Flux retries with the newer one once fetched. A
-// stalled Kustomization, or a GitRepository that cannot fetch, fails
-// whatever the commit.
-func Check(ctx context.Context, c client.Client, clusterID, commit string) (Report, error) {
+// SHA): Ready once apps applied a revision that holds it, that is commit
+// itself or, as holds decides, a later commit that contains it (nil holds:
+// only commit itself). A Kustomization failure counts only when it
+// happened at such a revision (its lastAttemptedRevision): a failure at an
+// older revision is waited out, since Flux retries with the newer one once
+// fetched. A stalled Kustomization, or a GitRepository that cannot fetch,
+// fails whatever the commit.
+func Check(ctx context.Context, c client.Client, clusterID, commit string, holds Holds) (Report, error) {
 	if commit == "" {
 		return Report{}, fmt.Errorf("flux check of cluster %s: no commit given", clusterID)
 	}
@@ -83,16 +85,17 @@ func Check(ctx context.Context, c client.Client, clusterID, commit string) (Repo
 	if msg, failed := sourceFailure(repo); failed {
 		return Report{Failed: true, Message: fmt.Sprintf("GitRepository %s/%s: %s", Namespace, repo.Name, msg)}, nil
 	}
+	j := newJudge(ctx, commit, holds)
 	for _, k := range []*kustomizev1.Kustomization{infra, apps} {
-		if msg, failed := kustomizationFailure(k, commit); failed {
+		if msg, failed := kustomizationFailure(k, j); failed {
 			return Report{Failed: true, Message: fmt.Sprintf("Kustomization %s/%s: %s", Namespace, k.Name, msg)}, nil
 		}
 	}
-	if kustomizationApplied(apps, commit) {
-		return Report{Ready: true, Message: "Flux applied " + apps.Status.LastAppliedRevision}, nil
+	if kustomizationApplied(apps, j) {
+		return Report{Ready: true, Message: "Flux applied " + j.explain(apps.Status.LastAppliedRevision)}, nil
 	}
-	return Report{InfrastructureReady: kustomizationApplied(infra, commit), Message: fmt.Sprintf("waiting for Flux to apply %s: GitRepository %s, infrastructure %s, apps %s",
-		shortSHA(commit), sourceState(repo, commit), kustomizationState(infra), kustomizationState(apps))}, nil
+	return Report{InfrastructureReady: kustomizationApplied(infra, j), Message: fmt.Sprintf("waiting for Flux to apply %s: GitRepository %s, infrastructure %s, apps %s",
+		shortSHA(commit), sourceState(repo, j), kustomizationState(infra, j), kustomizationState(apps, j))}, nil
 }
 
 func sourceFailure(r *sourcev1.GitRepository) (string, bool) {
@@ -103,7 +106,7 @@ func sourceFailure(r *sourcev1.GitRepository) (string, bool) {
 	return "", false
 }
 
-func kustomizationFailure(k *kustomizev1.Kustomization, commit string) (string, bool) {
+func kustomizationFailure(k *kustomizev1.Kustomization, j *judge) (string, bool) {
 	ready := apimeta.FindStatusCondition(k.Status.Conditions, fluxmeta.ReadyCondition)
 	if stalled := apimeta.FindStatusCondition(k.Status.Conditions, fluxmeta.StalledCondition); stalled != nil && stalled.Status == metav1.ConditionTrue {
 		if ready != nil && ready.Message != "" {
@@ -114,22 +117,26 @@ func kustomizationFailure(k *kustomizev1.Kustomization, commit string) (string, 
 	if ready == nil || ready.Status != metav1.ConditionFalse || waitingReasons[ready.Reason] {
 		return "", false
 	}
-	return ready.Message, revisionNames(k.Status.LastAttemptedRevision, commit)
+	return ready.Message, j.contains(k.Status.LastAttemptedRevision)
 }
 
-// kustomizationApplied: Ready for its current spec, last applied at commit.
-func kustomizationApplied(k *kustomizev1.Kustomization, commit string) bool {
+// kustomizationApplied: Ready for its current spec, last applied at a
+// revision that holds the commit.
+func kustomizationApplied(k *kustomizev1.Kustomization, j *judge) bool {
 	return apimeta.IsStatusConditionTrue(k.Status.Conditions, fluxmeta.ReadyCondition) &&
 		k.Status.ObservedGeneration == k.Generation &&
-		revisionNames(k.Status.LastAppliedRevision, commit)
+		j.contains(k.Status.LastAppliedRevision)
 }
 
-func sourceState(r *sourcev1.GitRepository, commit string) string {
+func sourceState(r *sourcev1.GitRepository, j *judge) string {
 	if a := r.GetArtifact(); a != nil {
-		if revisionNames(a.Revision, commit) {
-			return "fetched " + a.Revision
+		if j.contains(a.Revision) {
+			return "fetched " + j.explain(a.Revision)
 		}
-		return "at " + a.Revision + ", not yet fetched " + shortSHA(commit)
+		if v := j.of(a.Revision); v.why != "" {
+			return "at " + a.Revision + " (" + v.why + ")"
+		}
+		return "at " + a.Revision + ", not yet fetched " + shortSHA(j.commit)
 	}
 	if ready := apimeta.FindStatusCondition(r.Status.Conditions, fluxmeta.ReadyCondition); ready != nil {
 		return "fetching (" + brief(ready.Message) + ")"
@@ -137,13 +144,13 @@ func sourceState(r *sourcev1.GitRepository, commit string) string {
 	return "not reconciled yet"
 }
 
-func kustomizationState(k *kustomizev1.Kustomization) string {
+func kustomizationState(k *kustomizev1.Kustomization, j *judge) string {
 	ready := apimeta.FindStatusCondition(k.Status.Conditions, fluxmeta.ReadyCondition)
 	switch {
 	case ready == nil:
 		return "not reconciled yet"
 	case ready.Status == metav1.ConditionTrue:
-		return "Ready at " + k.Status.LastAppliedRevision
+		return "Ready at " + j.explain(k.Status.LastAppliedRevision)
 	case ready.Reason == fluxmeta.DependencyNotReadyReason:
 		return "waiting for its dependency"
 	case ready.Status == metav1.ConditionFalse && !waitingReasons[ready.Reason]:
@@ -151,20 +158,6 @@ func kustomizationState(k *kustomizev1.Kustomization) string {
 	default:
 		return "applying (" + ready.Reason + ": " + brief(ready.Message) + ")"
 	}
-}
-
-// revisionNames reports whether a Flux revision names commit. Flux v1
-// writes "<branch>@sha1:<sha>" ("main@sha1:0a1b..."); commit is the full
-// SHA. The pre-v1 form "<branch>/<sha>" is accepted too.
-func revisionNames(revision, commit string) bool {
-	if revision == "" || commit == "" {
-		return false
-	}
-	sha := revision
-	if i := strings.LastIndexAny(revision, ":/"); i >= 0 {
-		sha = revision[i+1:]
-	}
-	return strings.EqualFold(sha, commit)
 }
 
 func shortSHA(commit string) string {

@@ -91,7 +91,7 @@ func waitFor(t testing.TB, id, commit string, done func(Report) bool) Report {
 	defer cancel()
 	var last Report
 	for {
-		r, err := Check(ctx, kube, id, commit)
+		r, err := Check(ctx, kube, id, commit, nil)
 		if err != nil {
 			t.Fatalf("Check: %v", err)
 		}
@@ -143,13 +143,13 @@ func (f flux) happyPath(t *testing.T) {
 	if err := Apply(ctx, kube, s); err != nil {
 		t.Fatalf("Apply again: %v", err)
 	}
-	if r, err := Check(ctx, kube, id, commit); err != nil || !r.Ready {
+	if r, err := Check(ctx, kube, id, commit, nil); err != nil || !r.Ready {
 		t.Errorf("after a second Apply: %+v, %v; want still Ready", r, err)
 	}
 
 	next := f.git.CommitDirect(t, id, "main", "clusters/"+id+"/apps/config.yaml",
 		configMapYAML("app-config", "app-"+id, "version", `"2"`), "bump app-config")
-	r, err := Check(ctx, kube, id, next)
+	r, err := Check(ctx, kube, id, next, nil)
 	if err != nil || r.Ready || r.Failed || !strings.Contains(r.Message, "not yet fetched") {
 		t.Fatalf("Check of a commit Flux has not fetched: %+v, %v; want waiting for the fetch", r, err)
 	}

@@ -159,7 +159,7 @@ func (s *session) fetch(ctx context.Context) (*gogit.Repository, plumbing.Hash, 
 		return nil, plumbing.ZeroHash, false, fmt.Errorf("git: add remote: %w", err)
 	}
 	exists := true
-	err = s.fetchInto(ctx, remote, branch, branch)
+	err = s.fetchInto(ctx, remote, branch, branch, 1)
 	if errors.Is(err, gogit.NoMatchingRefSpecError{}) {
 		exists = false
 		err = s.fetchDefault(ctx, remote, branch)
@@ -194,14 +194,15 @@ func (s *session) fetchDefault(ctx context.Context, remote *gogit.Remote, branch
 	if src == "" {
 		return errNoBranches
 	}
-	return s.fetchInto(ctx, remote, src, branch)
+	return s.fetchInto(ctx, remote, src, branch, 1)
 }
 
-// fetchInto fetches the tip of src, depth 1, as the local ref dst.
-func (s *session) fetchInto(ctx context.Context, remote *gogit.Remote, src, dst plumbing.ReferenceName) error {
+// fetchInto fetches src as the local ref dst: the last depth commits of its
+// history (0: all of it).
+func (s *session) fetchInto(ctx context.Context, remote *gogit.Remote, src, dst plumbing.ReferenceName, depth int) error {
 	err := remote.FetchContext(ctx, &gogit.FetchOptions{
 		RefSpecs: []config.RefSpec{config.RefSpec("+" + src.String() + ":" + dst.String())},
-		Depth:    1,
+		Depth:    depth,
 		Auth:     s.auth,
 		CABundle: s.ca,
 		Tags:     gogit.NoTags,
