@@ -193,6 +193,15 @@ func TestCLIAgainstARealServer(t *testing.T) {
 	if _, err = runCLI(t, "", "clusters", "list", "--server", url, "--token", token); exitCodeOf(err) != exitAuth {
 		t.Errorf("the logged-out token still works: %v", err)
 	}
+	// A viewer's logout revokes its token too, and says so.
+	cfg, _, _ = loadConfig()
+	viewerToken := cfg.Contexts[0].Token
+	if out, err = runCLI(t, "", "logout", "viewer"); err != nil || !strings.Contains(out, `logged out of context "viewer"; its token is revoked`) {
+		t.Errorf("a viewer's logout: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "clusters", "list", "--server", url, "--token", viewerToken); exitCodeOf(err) != exitAuth {
+		t.Errorf("the logged-out viewer token still works: %v", err)
+	}
 }
 
 // Tokens and the audit log through the API: an admin logged in creates,
