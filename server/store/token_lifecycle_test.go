@@ -104,6 +104,9 @@ func TestUserTokensListedAndStoppedWithTheirUser(t *testing.T) {
 		if err := s.DeleteUser(ctx, users[1].ID); err != nil {
 			t.Fatal(err)
 		}
+		if list, _ := s.ListTokens(ctx); len(list) != 2 || list[0].RevokedAt == nil || list[1].RevokedAt == nil {
+			t.Errorf("tokens after their users were disabled and deleted: %+v, want both listed, revoked", list)
+		}
 		for _, name := range []string{"ada", "bob"} {
 			tok, err := s.TokenByHash(ctx, "h-"+name)
 			if err != nil || tok.Active(clock.Now()) {
@@ -112,6 +115,39 @@ func TestUserTokensListedAndStoppedWithTheirUser(t *testing.T) {
 			if active, err := s.TokenActive(ctx, tok.ID); err != nil || active {
 				t.Errorf("TokenActive(%s's token) = %v, %v; want false", name, active, err)
 			}
+		}
+	})
+}
+
+// A token whose user is disabled stops authenticating even when nothing
+// revoked it (a user disabled by hand in the database, a token issued while
+// the disable committed): every check asks whether the user is enabled.
+func TestTokenOfADisabledUserIsRefusedWithoutRevocation(t *testing.T) {
+	eachDB(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		clock := useFakeClock(s)
+		u := &User{Username: "ada", Email: "ada@example.com", PasswordHash: "x", Role: UserRoleViewer}
+		if err := s.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		exp := clock.Now().Add(time.Hour)
+		tok := &Token{Name: "login:ada", Role: "viewer", Hash: "h-ada", UserID: u.ID, ExpiresAt: &exp}
+		if err := s.CreateToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.db.NewUpdate().Model((*User)(nil)).Set("disabled_at = ?", clock.Now()).Where("id = ?", u.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.TokenByHash(ctx, "h-ada")
+		if err != nil || got.RevokedAt != nil || got.Active(clock.Now()) {
+			t.Errorf("TokenByHash = %+v, %v; want unrevoked but inactive", got, err)
+		}
+		if active, err := s.TokenActive(ctx, tok.ID); err != nil || active {
+			t.Errorf("TokenActive = %v, %v; want false", active, err)
+		}
+		page, err := s.ListClusterPage(ctx, ClusterFilter{Limit: 10, ActiveToken: tok.ID})
+		if err != nil || page.TokenActive {
+			t.Errorf("the cluster page confirms the token: %v, %v; want refused", page.TokenActive, err)
 		}
 	})
 }
