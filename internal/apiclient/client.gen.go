@@ -712,7 +712,7 @@ type ConnectRequest struct {
 
 // CreatedUser defines model for CreatedUser.
 type CreatedUser struct {
-	// GeneratedPassword the password to hand to the user
+	// GeneratedPassword the password to hand to the user: shown only this once
 	GeneratedPassword *string `json:"generatedPassword,omitempty"`
 	User              User    `json:"user"`
 }
@@ -913,7 +913,7 @@ type OverviewSummary struct {
 
 // PasswordChangeRequest defines model for PasswordChangeRequest.
 type PasswordChangeRequest struct {
-	// NewPassword at least 16 characters
+	// NewPassword at least 16 characters and not the current one
 	NewPassword string `json:"newPassword"`
 
 	// Password the current password (after a reset: the generated one)
@@ -1095,7 +1095,7 @@ type User struct {
 	MustChangePassword bool       `json:"mustChangePassword"`
 	Role               UserRole   `json:"role"`
 
-	// SuperAdmin the first administrator: only they may disable
+	// SuperAdmin the first administrator: only they may disable or delete or reset themselves
 	SuperAdmin bool   `json:"superAdmin"`
 	Username   string `json:"username"`
 }

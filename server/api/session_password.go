@@ -11,7 +11,7 @@ import (
 type passwordChangeRequest struct {
 	Username    string `json:"username" jsonschema:"required"`
 	Password    string `json:"password" jsonschema:"required,description=the current password (after a reset: the generated one)"`
-	NewPassword string `json:"newPassword" jsonschema:"required,description=at least 16 characters, not the current one"`
+	NewPassword string `json:"newPassword" jsonschema:"required,description=at least 16 characters and not the current one"`
 }
 
 // changePassword is POST /session/password: a user who knows their

@@ -17,7 +17,7 @@ type userView struct {
 	Username   string `json:"username"`
 	Email      string `json:"email"`
 	Role       Role   `json:"role"`
-	SuperAdmin bool   `json:"superAdmin" jsonschema:"description=the first administrator: only they may disable, delete or reset themselves"`
+	SuperAdmin bool   `json:"superAdmin" jsonschema:"description=the first administrator: only they may disable or delete or reset themselves"`
 	Disabled   bool   `json:"disabled"`
 	// DisabledAt is when the user was disabled.
 	DisabledAt *time.Time `json:"disabledAt,omitempty"`
@@ -45,7 +45,7 @@ type userCreateRequest struct {
 type createdUser struct {
 	User userView `json:"user"`
 	// GeneratedPassword is empty when the request gave one.
-	GeneratedPassword string `json:"generatedPassword,omitempty" jsonschema:"description=the password to hand to the user, shown only this once"`
+	GeneratedPassword string `json:"generatedPassword,omitempty" jsonschema:"description=the password to hand to the user: shown only this once"`
 }
 
 // accessEnded says what ending a user's access ended.

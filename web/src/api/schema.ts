@@ -821,7 +821,7 @@ export interface components {
             registryPullSecretRef?: string;
         };
         CreatedUser: {
-            /** @description the password to hand to the user */
+            /** @description the password to hand to the user: shown only this once */
             generatedPassword?: string;
             user: components["schemas"]["User"];
         };
@@ -986,7 +986,7 @@ export interface components {
             ready: number;
         };
         PasswordChangeRequest: {
-            /** @description at least 16 characters */
+            /** @description at least 16 characters and not the current one */
             newPassword: string;
             /** @description the current password (after a reset: the generated one) */
             password: string;
@@ -1129,7 +1129,7 @@ export interface components {
             mustChangePassword: boolean;
             /** @enum {string} */
             role: "viewer" | "platform-admin";
-            /** @description the first administrator: only they may disable */
+            /** @description the first administrator: only they may disable or delete or reset themselves */
             superAdmin: boolean;
             username: string;
         };
