@@ -22,7 +22,12 @@ const cliPassword = "correct-horse-battery-staple"
 // the given clusters in its database, and returns its URL.
 func startCLIServer(t *testing.T, clusters ...store.Cluster) string {
 	t.Helper()
-	dir := t.TempDir()
+	return startCLIServerIn(t, t.TempDir(), clusters...)
+}
+
+// startCLIServerIn is startCLIServer on the data directory dir.
+func startCLIServerIn(t *testing.T, dir string, clusters ...store.Cluster) string {
+	t.Helper()
 	t.Setenv("KUBEOPERA_DATABASE_URL", "")
 	for _, u := range []struct{ name, role string }{{"ops", "platform-admin"}, {"eve", "viewer"}} {
 		if out, err := runCLI(t, cliPassword+"\n", "users", "create", "--data-dir", dir, "--username", u.name,

@@ -61,16 +61,20 @@ func apiTokensList(cmd *cobra.Command, c *conn) error {
 	return emit(cmd.OutOrStdout(), c.output, items, func(w *tabwriter.Writer, _ bool) {
 		fmt.Fprintln(w, "ID\tNAME\tROLE\tCREATED\tLAST USED\tEXPIRES\tSTATE")
 		for _, t := range items {
-			state := "active"
-			switch {
-			case t.RevokedAt != nil:
-				state = "revoked " + stamp(t.RevokedAt)
-			case !t.Active:
-				state = "expired"
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Id, t.Name, t.Role, stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.ExpiresAt), state)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Id, t.Name, t.Role, stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.ExpiresAt), tokenState(t))
 		}
 	})
+}
+
+// tokenState is a listed token's state: active, expired or revoked when.
+func tokenState(t apiclient.Token) string {
+	switch {
+	case t.RevokedAt != nil:
+		return "revoked " + stamp(t.RevokedAt)
+	case !t.Active:
+		return "expired"
+	}
+	return "active"
 }
 
 // tokenRef is what resolveToken knows of a token.
