@@ -8,7 +8,8 @@ import { UserRow } from './UserRow';
 function OneTimePassword({ shown }: { shown: { username: string; password: string } }) {
   return (
     <div className="panel" role="status">
-      <p>The password of <strong>{shown.username}</strong>, shown only this once: <code data-testid="one-time-password">{shown.password}</code></p>
+      <p>The password of <strong>{shown.username}</strong>, shown only this once:</p>
+      <p><code className="one-time-password" data-testid="one-time-password">{shown.password}</code></p>
       <p className="muted">Hand it over safely; they choose a new one at their next sign-in.</p>
     </div>
   );
