@@ -109,14 +109,13 @@ func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
 }
 
 // tokenSelect reads the columns of Token in the order tokenByHashPostgres
-// scans them.
-const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text, " +
-	"coalesce(user_id, ''), NOT " + tokenUserActive
+// scans them; UserGone follows them.
+const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text, user_id"
 
 // tokenByHashPostgres is TokenByHash as a prepared statement read without
 // reflection: every API request authenticates with it.
 func (s *Store) tokenByHashPostgres(ctx context.Context, hash string) (*Token, error) {
-	rows, err := s.stmts.query(ctx, true, "SELECT "+tokenSelect+" FROM api_tokens WHERE hash = $1", hash)
+	rows, err := s.stmts.query(ctx, true, "SELECT "+tokenSelect+", NOT "+tokenUserActive+" FROM api_tokens WHERE hash = $1", hash)
 	if err != nil {
 		return nil, fmt.Errorf("get API token: %w", err)
 	}
@@ -134,7 +133,7 @@ func (s *Store) tokenByHashPostgres(ctx context.Context, hash string) (*Token, e
 	var r rowReader
 	t := &Token{ID: r.str(v[0]), Name: r.str(v[1]), Role: r.str(v[2]), Hash: r.str(v[3]), CreatedAt: r.timestamp(v[4]),
 		LastUsedAt: r.nullTimestamp(v[5]), ExpiresAt: r.nullTimestamp(v[6]), RevokedAt: r.nullTimestamp(v[7]),
-		UserID: r.str(v[8])}
+		UserID: deref(r.nullStr(v[8]))}
 	t.UserGone = r.boolean(v[9])
 	if r.err != nil {
 		return nil, fmt.Errorf("get API token: %w", r.err)
@@ -153,4 +152,11 @@ func (s *Store) TokenActive(ctx context.Context, id string) (bool, error) {
 		return false, fmt.Errorf("check API token %q: %w", id, err)
 	}
 	return len(found) > 0, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
