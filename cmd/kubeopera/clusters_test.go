@@ -22,7 +22,12 @@ const cliPassword = "correct-horse-battery-staple"
 // the given clusters in its database, and returns its URL.
 func startCLIServer(t *testing.T, clusters ...store.Cluster) string {
 	t.Helper()
-	dir := t.TempDir()
+	return startCLIServerIn(t, t.TempDir(), clusters...)
+}
+
+// startCLIServerIn is startCLIServer on the data directory dir.
+func startCLIServerIn(t *testing.T, dir string, clusters ...store.Cluster) string {
+	t.Helper()
 	t.Setenv("KUBEOPERA_DATABASE_URL", "")
 	for _, u := range []struct{ name, role string }{{"ops", "platform-admin"}, {"eve", "viewer"}} {
 		if out, err := runCLI(t, cliPassword+"\n", "users", "create", "--data-dir", dir, "--username", u.name,
@@ -192,6 +197,15 @@ func TestCLIAgainstARealServer(t *testing.T) {
 	}
 	if _, err = runCLI(t, "", "clusters", "list", "--server", url, "--token", token); exitCodeOf(err) != exitAuth {
 		t.Errorf("the logged-out token still works: %v", err)
+	}
+	// A viewer's logout revokes its token too, and says so.
+	cfg, _, _ = loadConfig()
+	viewerToken := cfg.Contexts[0].Token
+	if out, err = runCLI(t, "", "logout", "viewer"); err != nil || !strings.Contains(out, `logged out of context "viewer"; its token is revoked`) {
+		t.Errorf("a viewer's logout: %v\n%s", err, out)
+	}
+	if _, err = runCLI(t, "", "clusters", "list", "--server", url, "--token", viewerToken); exitCodeOf(err) != exitAuth {
+		t.Errorf("the logged-out viewer token still works: %v", err)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 func newLogoutCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout [CONTEXT]",
-		Short: "Forget a context's token (the current one by default), revoking it where your role may",
+		Short: "Forget a context's token (the current one by default) and revoke it on the server",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, path, err := loadConfig()
@@ -29,7 +29,7 @@ func newLogoutCommand() *cobra.Command {
 				return err
 			}
 			note := ""
-			if ctx.TokenID != "" {
+			if ctx.Token != "" {
 				note = revokeOwnToken(cmd, *ctx)
 			}
 			removed := ctx.Name // ctx points into Contexts, which DeleteFunc shifts
@@ -46,21 +46,24 @@ func newLogoutCommand() *cobra.Command {
 	}
 }
 
-// revokeOwnToken revokes the context's token; only an admin's token may,
-// so a viewer's keeps working until it expires, which the note says.
+// revokeOwnToken revokes the context's token with the token itself
+// (DELETE /session), which any role may; the note says whether it did,
+// and when it could not, how long the token keeps working.
 func revokeOwnToken(cmd *cobra.Command, ctx cliContext) string {
 	cl, err := newAPIClient(ctx.Server, ctx.Token)
-	if err != nil {
-		return ""
-	}
-	resp, err := cl.RevokeTokenWithResponse(cmd.Context(), ctx.TokenID)
-	if expect(resp, err, http.StatusNoContent) == nil {
-		return "; its token is revoked"
+	if err == nil {
+		resp, rerr := cl.SignOutWithResponse(cmd.Context())
+		if err = expect(resp, rerr, http.StatusNoContent); err == nil {
+			return "; its token is revoked"
+		}
+		if exitCodeOf(err) == exitAuth {
+			return "; its token was already revoked or expired"
+		}
 	}
 	if ctx.ExpiresAt != nil {
-		return "; its token could not be revoked and works until " + ctx.ExpiresAt.Local().Format(time.RFC3339)
+		return fmt.Sprintf("; its token could not be revoked (%v) and works until %s", err, ctx.ExpiresAt.Local().Format(time.RFC3339))
 	}
-	return "; its token could not be revoked"
+	return fmt.Sprintf("; its token could not be revoked (%v) and works until an admin revokes it", err)
 }
 
 func newContextCommand() *cobra.Command {

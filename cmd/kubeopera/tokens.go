@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"text/tabwriter"
@@ -126,7 +127,7 @@ func newTokensRevokeCommand(api *conn) *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			t, err := st.RevokeToken(cmd.Context(), args[0])
+			t, err := revokeLocalToken(cmd.Context(), st, args[0])
 			if err != nil {
 				return err
 			}
@@ -147,4 +148,22 @@ func stamp(t *time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02 15:04Z")
+}
+
+// revokeLocalToken is the break-glass revoke: it resolves ref as the API
+// path does (resolveToken) and revokes by ID.
+func revokeLocalToken(ctx context.Context, st *store.Store, ref string) (*store.Token, error) {
+	rows, err := st.ListTokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]tokenRef, 0, len(rows))
+	for _, t := range rows {
+		refs = append(refs, tokenRef{ID: t.ID, Name: t.Name, Active: t.Active(time.Now())})
+	}
+	found, err := resolveToken(refs, ref)
+	if err != nil {
+		return nil, err
+	}
+	return st.RevokeToken(ctx, found.ID, "")
 }

@@ -61,44 +61,76 @@ func apiTokensList(cmd *cobra.Command, c *conn) error {
 	return emit(cmd.OutOrStdout(), c.output, items, func(w *tabwriter.Writer, _ bool) {
 		fmt.Fprintln(w, "ID\tNAME\tROLE\tCREATED\tLAST USED\tEXPIRES\tSTATE")
 		for _, t := range items {
-			state := "active"
-			switch {
-			case t.RevokedAt != nil:
-				state = "revoked " + stamp(t.RevokedAt)
-			case !t.Active:
-				state = "expired"
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Id, t.Name, t.Role, stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.ExpiresAt), state)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Id, t.Name, t.Role, stamp(&t.CreatedAt), stamp(t.LastUsedAt), stamp(t.ExpiresAt), tokenState(t))
 		}
 	})
 }
 
-// apiTokensRevoke revokes the token with ID ref, or the active one named
-// ref.
+// tokenState is a listed token's state: active, expired or revoked when.
+func tokenState(t apiclient.Token) string {
+	switch {
+	case t.RevokedAt != nil:
+		return "revoked " + stamp(t.RevokedAt)
+	case !t.Active:
+		return "expired"
+	}
+	return "active"
+}
+
+// tokenRef is what resolveToken knows of a token.
+type tokenRef struct {
+	ID, Name string
+	Active   bool
+}
+
+// resolveToken returns the ID of the token ref names: the token with that
+// ID, or else the one active token with that name. A name several active
+// tokens share is refused, never guessed: the server revokes by ID only.
+func resolveToken(tokens []tokenRef, ref string) (tokenRef, error) {
+	var named []tokenRef
+	for _, t := range tokens {
+		if t.ID == ref {
+			return t, nil
+		}
+		if t.Name == ref && t.Active {
+			named = append(named, t)
+		}
+	}
+	switch len(named) {
+	case 0:
+		return tokenRef{}, &exitError{code: exitNotFound, err: fmt.Errorf("no active token named %q or with that ID ('kubeopera tokens list')", ref)}
+	case 1:
+		return named[0], nil
+	}
+	return tokenRef{}, &exitError{code: exitUsage, err: fmt.Errorf("%d active tokens are named %q: revoke one by its ID (see 'kubeopera tokens list')", len(named), ref)}
+}
+
+// apiTokensRevoke revokes the token with ID ref, or the one active token
+// named ref.
 func apiTokensRevoke(cmd *cobra.Command, c *conn, ref string) error {
 	items, err := apiTokens(cmd, c)
 	if err != nil {
 		return err
 	}
-	var found *apiclient.Token
-	for i, t := range items {
-		if t.Id == ref || t.Name == ref && t.Active {
-			found = &items[i]
-			break
-		}
+	refs := make([]tokenRef, 0, len(items))
+	roles := map[string]string{}
+	for _, t := range items {
+		refs = append(refs, tokenRef{ID: t.Id, Name: t.Name, Active: t.Active})
+		roles[t.Id] = string(t.Role)
 	}
-	if found == nil {
-		return &exitError{code: exitNotFound, err: fmt.Errorf("no active token named %q or with that ID ('kubeopera tokens list')", ref)}
+	found, err := resolveToken(refs, ref)
+	if err != nil {
+		return err
 	}
 	cl, err := c.client()
 	if err != nil {
 		return err
 	}
-	resp, err := cl.RevokeTokenWithResponse(cmd.Context(), found.Id)
+	resp, err := cl.RevokeTokenWithResponse(cmd.Context(), found.ID)
 	if err := expect(resp, err, http.StatusNoContent); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "revoked %s token %q (%s)\n", found.Role, found.Name, found.Id)
+	fmt.Fprintf(cmd.OutOrStdout(), "revoked %s token %q (%s)\n", roles[found.ID], found.Name, found.ID)
 	return nil
 }
 

@@ -76,3 +76,32 @@ func TestAuditCommandListsEvents(t *testing.T) {
 		t.Errorf("audit output:\n%s", out.String())
 	}
 }
+
+// A token is found by its ID before any name, and a name shared by several
+// active tokens is refused rather than guessed.
+func TestResolveTokenPrefersIDsAndRefusesAmbiguousNames(t *testing.T) {
+	tokens := []tokenRef{
+		{ID: "id-1", Name: "ci", Active: true},
+		{ID: "id-2", Name: "id-1", Active: true},
+		{ID: "id-3", Name: "deploy", Active: true},
+		{ID: "id-4", Name: "deploy", Active: true},
+		{ID: "id-5", Name: "old", Active: false},
+	}
+	for _, c := range []struct {
+		name, ref, wantID string
+		wantCode          int
+	}{
+		{"an ID wins over a name equal to it", "id-1", "id-1", exitOK},
+		{"a unique active name is found", "ci", "id-1", exitOK},
+		{"a name two active tokens share is refused", "deploy", "", exitUsage},
+		{"a revoked token is not found by name", "old", "", exitNotFound},
+		{"an unknown ref is not found", "nope", "", exitNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := resolveToken(tokens, c.ref)
+			if got.ID != c.wantID || exitCodeOf(err) != c.wantCode {
+				t.Errorf("resolveToken(%q) = %q, %v; want %q, exit %d", c.ref, got.ID, err, c.wantID, c.wantCode)
+			}
+		})
+	}
+}

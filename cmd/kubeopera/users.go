@@ -2,70 +2,150 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ochestra-tech/kubeopera/internal/apiclient"
 	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 )
 
 func newUsersCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "users", Short: "Manage the people who sign in to the dashboard"}
+	cmd := &cobra.Command{Use: "users", Short: "Manage the people who sign in: through the API as a platform admin, or with --data-dir/--database on the server's database (break-glass)"}
+	conn := &conn{}
+	apiFlags(cmd, conn)
+	cmd.AddCommand(newUsersCreateCommand(conn), newUsersListCommand(conn), newUsersUnlockCommand())
+	for _, a := range userActions {
+		cmd.AddCommand(newUserActionCommand(conn, a))
+	}
+	cmd.AddCommand(newUserTokensCommand(conn), newUserRevokeTokenCommand(conn))
+	return cmd
+}
+
+// withUsers runs fn with the users backend the flags choose: the server's
+// database with --data-dir/--database (or their environment variables),
+// otherwise the API.
+func withUsers(cmd *cobra.Command, c *conn, cfg serve.Config, fn func(userAdmin) error) error {
+	if !viaDatabase(cmd) {
+		cl, err := c.client()
+		if err != nil {
+			return err
+		}
+		return fn(apiUsers{cl})
+	}
+	st, err := serve.OpenStore(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(localUsers{st: st, cmd: cmd})
+}
+
+// findUser returns the user whose ID or username is ref.
+func findUser(ctx context.Context, b userAdmin, ref string) (apiclient.User, error) {
+	users, err := b.list(ctx)
+	if err != nil {
+		return apiclient.User{}, err
+	}
+	for _, u := range users {
+		if u.Id == ref || u.Username == ref {
+			return u, nil
+		}
+	}
+	return apiclient.User{}, &exitError{code: exitNotFound, err: fmt.Errorf("no user named %q or with that ID ('kubeopera users list')", ref)}
+}
+
+func newUsersCreateCommand(c *conn) *cobra.Command {
 	var (
-		c                     serve.Config
+		cfg                   serve.Config
 		username, email, role string
 		passwordStdin         bool
 	)
-	create := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "create",
-		Short: "Create a dashboard user",
-		Long: "Create a user who signs in to the dashboard with a username and password. With\n" +
-			"--password-stdin the password is the first line of standard input; otherwise a random\n" +
-			"one is generated and printed once to stdout. Only a bcrypt hash is stored.",
+		Short: "Create a user",
+		Long: "Create a user who signs in with a username and password. With --password-stdin the\n" +
+			"password is the first line of standard input; otherwise a random one is generated and\n" +
+			"printed once to stdout. Through the API the user chooses a new password at the first\n" +
+			"sign-in. Only a bcrypt hash is stored.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			password, generated, err := userPassword(cmd, passwordStdin)
-			if err != nil {
-				return err
+			password := ""
+			if passwordStdin {
+				var err error
+				if password, err = readPassword(cmd, bufio.NewReader(cmd.InOrStdin()), true); err != nil {
+					return err
+				}
 			}
-			u, err := api.NewUser(username, email, password, api.Role(role))
-			if err != nil {
-				return fmt.Errorf("cannot create user: %w", err)
-			}
-			st, err := serve.OpenStore(cmd.Context(), c)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if err := st.CreateUser(cmd.Context(), u); err != nil {
-				return err
-			}
-			if err := auditCLI(cmd.Context(), cmd, st, u.ID, http.StatusCreated); err != nil {
-				return err
-			}
-			if generated {
-				fmt.Fprintln(cmd.OutOrStdout(), password)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "created %s user %q", role, username)
-			if generated {
-				fmt.Fprint(cmd.ErrOrStderr(), "; the generated password above is shown only this once")
-			}
-			fmt.Fprintln(cmd.ErrOrStderr())
-			return nil
+			return withUsers(cmd, c, cfg, func(b userAdmin) error {
+				u, generated, err := b.create(cmd.Context(), username, email, role, password)
+				if err != nil {
+					return err
+				}
+				if generated != "" {
+					fmt.Fprintln(cmd.OutOrStdout(), generated)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "created %s user %q (%s)", u.Role, u.Username, u.Id)
+				if generated != "" {
+					fmt.Fprint(cmd.ErrOrStderr(), "; the generated password above is shown only this once")
+				}
+				fmt.Fprintln(cmd.ErrOrStderr())
+				return nil
+			})
 		},
 	}
-	serverFlags(create, &c)
-	create.Flags().StringVar(&username, "username", "", "sign-in name: lowercase letters, digits and '-' (required)")
-	create.Flags().StringVar(&email, "email", "", "email address (required)")
-	create.Flags().StringVar(&role, "role", "viewer", "platform-admin or viewer")
-	create.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password (at least 16 characters) from standard input")
-	cmd.AddCommand(create, newUsersUnlockCommand())
+	serverFlags(cmd, &cfg)
+	cmd.Flags().StringVar(&username, "username", "", "sign-in name: lowercase letters, digits and '-' (required)")
+	cmd.Flags().StringVar(&email, "email", "", "email address (required)")
+	cmd.Flags().StringVar(&role, "role", "viewer", "platform-admin or viewer")
+	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password (at least 16 characters) from standard input")
 	return cmd
+}
+
+func newUsersListCommand(c *conn) *cobra.Command {
+	var cfg serve.Config
+	cmd := &cobra.Command{
+		Use: "list", Short: "List users: role, state, whether they must choose a new password", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withUsers(cmd, c, cfg, func(b userAdmin) error {
+				users, err := b.list(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return emit(cmd.OutOrStdout(), c.output, users, func(w *tabwriter.Writer, _ bool) {
+					fmt.Fprintln(w, "ID\tUSERNAME\tEMAIL\tROLE\tSTATE\tCREATED")
+					for _, u := range users {
+						fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", u.Id, u.Username, u.Email, u.Role, userState(u), stamp(&u.CreatedAt))
+					}
+				})
+			})
+		},
+	}
+	serverFlags(cmd, &cfg)
+	return cmd
+}
+
+func userState(u apiclient.User) string {
+	var parts []string
+	if u.SuperAdmin {
+		parts = append(parts, "super-admin")
+	}
+	if u.Disabled {
+		parts = append(parts, "disabled")
+	} else {
+		parts = append(parts, "enabled")
+	}
+	if u.MustChangePassword {
+		parts = append(parts, "must change password")
+	}
+	return strings.Join(parts, ", ")
 }
 
 func newUsersUnlockCommand() *cobra.Command {
@@ -114,16 +194,9 @@ func newUsersUnlockCommand() *cobra.Command {
 	return cmd
 }
 
-// userPassword reads the password from stdin, or generates one.
-func userPassword(cmd *cobra.Command, fromStdin bool) (password string, generated bool, err error) {
-	if !fromStdin {
-		b := make([]byte, 18)
-		_, _ = rand.Read(b)
-		return base64.RawURLEncoding.EncodeToString(b), true, nil
-	}
-	line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-	if err != nil && line == "" {
-		return "", false, fmt.Errorf("--password-stdin: no password on standard input")
-	}
-	return strings.TrimRight(line, "\r\n"), false, nil
+// generatePassword is a random password: 144 bits, 24 characters.
+func generatePassword() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -86,6 +86,17 @@ func (s *server) auditedWith(c *fiber.Ctx, status int) *store.AuditEvent {
 	return s.auditEvent(c, status)
 }
 
+// changeAudited runs change with the event of its success, to be stored
+// in the change's transaction; when change fails, nothing was stored and
+// the middleware records the failure.
+func (s *server) changeAudited(c *fiber.Ctx, status int, change func(*store.AuditEvent) error) error {
+	if err := change(s.auditedWith(c, status)); err != nil {
+		c.Locals(auditedKey, nil)
+		return err
+	}
+	return nil
+}
+
 // countNoise counts a request nobody signed.
 func (s *server) countNoise(ctx context.Context, method string, status int) {
 	if err := s.store.CountAuditNoise(ctx, time.Now(), method, status); err != nil {

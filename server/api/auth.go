@@ -64,6 +64,9 @@ type principal struct {
 	TokenID string
 	Name    string
 	Role    Role
+	// UserID is the signed-in user, by session or login token ("" for a
+	// token an admin issued).
+	UserID string
 }
 
 const principalKey = "principal"
@@ -110,7 +113,7 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 			s.principals.put(hash, t, now)
 		}
 		s.tokenUsage.record(t.ID, now)
-		return admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role)}, need)
+		return admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role), UserID: t.UserID}, need)
 	}
 }
 

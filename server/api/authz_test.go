@@ -6,24 +6,40 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // Every route in the table answers anonymous callers 401 and viewers 403
-// unless the route allows them, and never refuses an admin.
+// unless the route allows them, and never refuses an admin; the login token
+// of a disabled platform admin is refused (401) wherever a role is needed.
+// The users routes are in the table, platform-admin only.
 func TestEveryRouteChecksItsRole(t *testing.T) {
 	e := newEnv(t, envOpts{})
+	disabledAdmin := e.disabledAdminToken()
+	for _, key := range []string{"GET /api/v1/users", "POST /api/v1/users", "DELETE /api/v1/users/:id",
+		"POST /api/v1/users/:id/disable", "POST /api/v1/users/:id/enable", "POST /api/v1/users/:id/password-reset",
+		"DELETE /api/v1/users/:id/sessions", "GET /api/v1/users/:id/tokens", "DELETE /api/v1/users/:id/tokens/:tokenId"} {
+		i := slices.IndexFunc(routes, func(r route) bool { return routeKey(r) == key })
+		if i < 0 || routes[i].role != PlatformAdmin {
+			t.Errorf("%s: not in the route table as a platform-admin route", key)
+		}
+	}
 	for _, r := range routes {
-		path := strings.ReplaceAll(r.path, ":id", "00000000-0000-0000-0000-000000000000")
+		path := pathParamRE.ReplaceAllString(r.path, "00000000-0000-0000-0000-000000000000")
 		body := any(nil)
 		if r.method == http.MethodPost {
 			body = "{}"
 		}
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
+			viewerToken, adminToken := e.viewer, e.admin
+			if routeKey(r) == "DELETE /api/v1/session" { // revokes the token that calls it
+				viewerToken, adminToken = e.token(Viewer), e.token(PlatformAdmin)
+			}
 			anon, _ := e.do(r.method, path, "", body)
-			viewer, _ := e.do(r.method, path, e.viewer, body)
-			admin, _ := e.do(r.method, path, e.admin, body)
+			viewer, _ := e.do(r.method, path, viewerToken, body)
+			admin, _ := e.do(r.method, path, adminToken, body)
 			switch servedRole(r, false) {
 			case Anonymous:
 				if anon == 401 || anon == 403 {
@@ -40,6 +56,11 @@ func TestEveryRouteChecksItsRole(t *testing.T) {
 			}
 			if admin == 401 || admin == 403 {
 				t.Errorf("admin refused with %d", admin)
+			}
+			if servedRole(r, false) != Anonymous {
+				if code, _ := e.do(r.method, path, disabledAdmin, body); code != 401 {
+					t.Errorf("a disabled admin's login token got %d, want 401", code)
+				}
 			}
 		})
 	}

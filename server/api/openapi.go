@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -107,8 +108,11 @@ func requestBodyOf(r route) map[string]any {
 	return map[string]any{"required": !optional, "content": content}
 }
 
+// pathParamRE finds fiber's path parameters (":id", ":tokenId").
+var pathParamRE = regexp.MustCompile(`:([A-Za-z]+)`)
+
 func openAPIPath(fiberPath string) string {
-	return strings.ReplaceAll(fiberPath, ":id", "{id}")
+	return pathParamRE.ReplaceAllString(fiberPath, "{$1}")
 }
 
 func ref(name string) map[string]string {

@@ -39,6 +39,7 @@ var tags = []struct{ name, description string }{
 	{"providers", "Provider plugins"},
 	{"credentials", "Cloud credentials"},
 	{"tokens", "API tokens"},
+	{"users", "People who sign in: created, disabled, reset and signed out by platform admins"},
 	{"audit", "The audit log"},
 }
 
@@ -73,10 +74,11 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/setup":        {id: "getSetupStatus", tag: "setup"},
 	"POST /api/v1/setup/admin": {id: "createFirstAdmin", tag: "setup", errors: []int{403, 409}},
 
-	"POST /api/v1/session":        {id: "signIn", tag: "session", errors: []int{401, 429}},
-	"GET /api/v1/session":         {id: "getSession", tag: "session"},
-	"POST /api/v1/session/tokens": {id: "exchangePasswordForToken", tag: "session", errors: []int{401, 429}},
-	"DELETE /api/v1/session":      {id: "signOut", tag: "session", errors: []int{400}},
+	"POST /api/v1/session":          {id: "signIn", tag: "session", errors: []int{401, 429}},
+	"GET /api/v1/session":           {id: "getSession", tag: "session"},
+	"POST /api/v1/session/tokens":   {id: "exchangePasswordForToken", tag: "session", errors: []int{401, 429}},
+	"DELETE /api/v1/session":        {id: "signOut", tag: "session", errors: []int{400}},
+	"POST /api/v1/session/password": {id: "changeOwnPassword", tag: "session", errors: []int{401, 429}},
 
 	"GET /api/v1/auth/methods":       {id: "getSignInMethods", tag: "session"},
 	"GET /api/v1/auth/oidc/login":    {id: "startSingleSignOn", tag: "session", errors: []int{404, 502}},
@@ -89,22 +91,31 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/federation/overview":     {id: "getFederationOverview", tag: "federation", errors: []int{502}},
 	"DELETE /api/v1/clusters/:id": {id: "disconnectCluster", tag: "clusters", also: []int{204},
 		errors: []int{404, 409, 502}},
-	"PATCH /api/v1/clusters/:id":          {id: "updateCluster", tag: "clusters", errors: []int{404, 409, 422, 502}},
-	"POST /api/v1/clusters/:id/teardown":  {id: "teardownCluster", tag: "clusters", errors: []int{404, 409, 502}},
-	"POST /api/v1/clusters/:id/retry":     {id: "retryCluster", tag: "clusters", errors: []int{404, 409, 502}},
-	"POST /api/v1/clusters/connect":       {id: "connectCluster", tag: "clusters", errors: []int{409, 502}},
-	"POST /api/v1/clusters/provision":     {id: "provisionCluster", tag: "clusters", errors: []int{409, 422, 502}},
-	"POST /api/v1/clusters/register-self": {id: "registerSelf", tag: "clusters", also: []int{200}, errors: []int{409, 502}},
-	"GET /api/v1/providers":               {id: "listProviders", tag: "providers"},
-	"GET /api/v1/credentials":             {id: "listCredentials", tag: "credentials"},
-	"POST /api/v1/credentials":            {id: "createCredential", tag: "credentials", errors: []int{409}},
-	"GET /api/v1/credentials/:id":         {id: "getCredential", tag: "credentials", errors: []int{404}},
-	"PATCH /api/v1/credentials/:id":       {id: "updateCredential", tag: "credentials", errors: []int{404, 409}},
-	"DELETE /api/v1/credentials/:id":      {id: "deleteCredential", tag: "credentials", errors: []int{404, 409}},
-	"GET /api/v1/tokens":                  {id: "listTokens", tag: "tokens"},
-	"POST /api/v1/tokens":                 {id: "createToken", tag: "tokens"},
-	"DELETE /api/v1/tokens/:id":           {id: "revokeToken", tag: "tokens", errors: []int{404}},
-	"GET /api/v1/audit":                   {id: "listAuditEvents", tag: "audit", errors: []int{400}, query: auditQuery},
+	"PATCH /api/v1/clusters/:id":               {id: "updateCluster", tag: "clusters", errors: []int{404, 409, 422, 502}},
+	"POST /api/v1/clusters/:id/teardown":       {id: "teardownCluster", tag: "clusters", errors: []int{404, 409, 502}},
+	"POST /api/v1/clusters/:id/retry":          {id: "retryCluster", tag: "clusters", errors: []int{404, 409, 502}},
+	"POST /api/v1/clusters/connect":            {id: "connectCluster", tag: "clusters", errors: []int{409, 502}},
+	"POST /api/v1/clusters/provision":          {id: "provisionCluster", tag: "clusters", errors: []int{409, 422, 502}},
+	"POST /api/v1/clusters/register-self":      {id: "registerSelf", tag: "clusters", also: []int{200}, errors: []int{409, 502}},
+	"GET /api/v1/providers":                    {id: "listProviders", tag: "providers"},
+	"GET /api/v1/credentials":                  {id: "listCredentials", tag: "credentials"},
+	"POST /api/v1/credentials":                 {id: "createCredential", tag: "credentials", errors: []int{409}},
+	"GET /api/v1/credentials/:id":              {id: "getCredential", tag: "credentials", errors: []int{404}},
+	"PATCH /api/v1/credentials/:id":            {id: "updateCredential", tag: "credentials", errors: []int{404, 409}},
+	"DELETE /api/v1/credentials/:id":           {id: "deleteCredential", tag: "credentials", errors: []int{404, 409}},
+	"GET /api/v1/tokens":                       {id: "listTokens", tag: "tokens"},
+	"POST /api/v1/tokens":                      {id: "createToken", tag: "tokens"},
+	"DELETE /api/v1/tokens/:id":                {id: "revokeToken", tag: "tokens", errors: []int{404}},
+	"GET /api/v1/users":                        {id: "listUsers", tag: "users"},
+	"POST /api/v1/users":                       {id: "createUser", tag: "users", errors: []int{409}},
+	"DELETE /api/v1/users/:id":                 {id: "deleteUser", tag: "users", errors: []int{404, 409}},
+	"POST /api/v1/users/:id/disable":           {id: "disableUser", tag: "users", errors: []int{404, 409}},
+	"POST /api/v1/users/:id/enable":            {id: "enableUser", tag: "users", errors: []int{404}},
+	"POST /api/v1/users/:id/password-reset":    {id: "resetUserPassword", tag: "users", errors: []int{404}},
+	"DELETE /api/v1/users/:id/sessions":        {id: "endUserSessions", tag: "users", errors: []int{404}},
+	"GET /api/v1/users/:id/tokens":             {id: "listUserTokens", tag: "users", errors: []int{404}},
+	"DELETE /api/v1/users/:id/tokens/:tokenId": {id: "revokeUserToken", tag: "users", errors: []int{404}},
+	"GET /api/v1/audit":                        {id: "listAuditEvents", tag: "audit", errors: []int{400}, query: auditQuery},
 }
 
 func routeKey(r route) string { return r.method + " " + r.path }
@@ -167,9 +178,9 @@ func (q queryParam) schema() map[string]any {
 
 func parametersOf(r route) []any {
 	var out []any
-	if strings.Contains(r.path, ":id") {
-		out = append(out, map[string]any{"name": "id", "in": "path", "required": true,
-			"description": "The ID of the " + idOf(r.path), "schema": map[string]string{"type": "string"}})
+	for _, m := range pathParamRE.FindAllStringSubmatch(r.path, -1) {
+		out = append(out, map[string]any{"name": m[1], "in": "path", "required": true,
+			"description": "The ID of the " + idOf(r.path, m[0]), "schema": map[string]string{"type": "string"}})
 	}
 	for _, q := range opDocs[routeKey(r)].query {
 		out = append(out, map[string]any{"name": q.name, "in": "query", "required": false,
@@ -178,9 +189,9 @@ func parametersOf(r route) []any {
 	return out
 }
 
-// idOf names what the ID in path identifies: the segment before it,
-// singular.
-func idOf(path string) string {
-	before, _, _ := strings.Cut(path, "/:id")
+// idOf names what the parameter param (":id") in path identifies: the
+// segment before it, singular.
+func idOf(path, param string) string {
+	before, _, _ := strings.Cut(path, "/"+param)
 	return strings.TrimSuffix(before[strings.LastIndex(before, "/")+1:], "s")
 }

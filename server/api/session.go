@@ -102,6 +102,9 @@ func (s *server) signIn(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := usable(u); err != nil {
+		return err
+	}
 	return s.startSession(c, u, s.sessions.now())
 }
 
@@ -144,6 +147,19 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 	return u, nil
 }
 
+// usable refuses a user who proved their password but may not sign in:
+// disabled, or told to choose a new password first.
+func usable(u *store.User) error {
+	switch {
+	case u.DisabledAt != nil:
+		return problem(http.StatusForbidden, "user %q is disabled: ask a platform admin to enable the account", u.Username)
+	case u.MustChangePassword:
+		return problem(http.StatusForbidden, "user %q must choose a new password first: POST it to /api/v1/session/password, "+
+			"or sign in to the dashboard or with 'kubeopera login', which ask for it", u.Username)
+	}
+	return nil
+}
+
 func (s *server) startSession(c *fiber.Ctx, u *store.User, now time.Time) error {
 	sess, err := s.newSession(c, u, now)
 	if err != nil {
@@ -178,17 +194,35 @@ func (s *server) currentSession(c *fiber.Ctx) error {
 	return c.JSON(sessionResponse{User: userOf(u), CSRFToken: sess.CSRFToken, ExpiresAt: &sess.ExpiresAt})
 }
 
-// signOut revokes the session and clears its cookie.
+// signOut revokes the session and clears its cookie; a request made with
+// a bearer token revokes that token instead, whatever its role (the CLI's
+// logout).
 func (s *server) signOut(c *fiber.Ctx) error {
 	sess, _ := sessionOf(c)
 	if sess == nil {
-		return problem(http.StatusBadRequest, "there is no session to sign out of: this request used a bearer token")
+		return s.revokeOwnToken(c)
 	}
 	if err := s.store.DeleteSession(c.UserContext(), sess.IDHash); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	clearSessionCookie(c)
 	return c.SendStatus(http.StatusNoContent)
+}
+
+// revokeOwnToken revokes the bearer token that made the request.
+func (s *server) revokeOwnToken(c *fiber.Ctx) error {
+	p := who(c)
+	if p.TokenID == "" {
+		return problem(http.StatusBadRequest, "there is nothing to sign out of: send the session cookie or the bearer token to revoke")
+	}
+	c.Locals(auditTargetKey, p.TokenID)
+	return s.changeAudited(c, http.StatusNoContent, func(ev *store.AuditEvent) error {
+		if _, err := s.store.RevokeToken(c.UserContext(), p.TokenID, "", ev); err != nil {
+			return err
+		}
+		s.log.Info("API token revoked by its holder", "token_id", p.TokenID, "token_name", p.Name, "request_id", requestID(c))
+		return c.SendStatus(http.StatusNoContent)
+	})
 }
 
 func clearSessionCookie(c *fiber.Ctx) {

@@ -28,7 +28,7 @@ func (s *server) authorizeSession(c *fiber.Ctx, need Role) error {
 	}
 	// The principal is known before the CSRF check, so a refusal is
 	// recorded with the signed-in user.
-	p := principal{Name: u.Username, Role: Role(u.Role)}
+	p := principal{Name: u.Username, Role: Role(u.Role), UserID: u.ID}
 	c.Locals(principalKey, p)
 	if mutating(c.Method()) && subtle.ConstantTimeCompare([]byte(c.Get(csrfHeader)), []byte(sess.CSRFToken)) != 1 {
 		return problem(http.StatusForbidden, "missing or wrong %s header: a request that changes something must send the token GET /api/v1/session returned", csrfHeader)

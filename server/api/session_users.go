@@ -27,9 +27,18 @@ func NewUser(username, email, password string, role Role) (*store.User, error) {
 	if len(bad) > 0 {
 		return nil, errors.New(strings.Join(bad, "; "))
 	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	return &store.User{Username: username, Email: email, PasswordHash: hash, Role: string(role)}, nil
+}
+
+// HashPassword is the bcrypt hash stored for password.
+func HashPassword(password string) (string, error) {
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), passwordHashCost)
 	if err != nil {
-		return nil, fmt.Errorf("hash the password: %w", err)
+		return "", fmt.Errorf("hash the password: %w", err)
 	}
-	return &store.User{Username: username, Email: email, PasswordHash: string(hash), Role: string(role)}, nil
+	return string(hash), nil
 }

@@ -34,7 +34,7 @@ func (e *sessionEnv) knownDevices(t *testing.T) {
 	}
 	adminToken, _ := loginToken("admin")
 	revokedToken, revokedID := loginToken("admin")
-	if _, err := e.st.RevokeToken(context.Background(), revokedID); err != nil {
+	if _, err := e.st.RevokeToken(context.Background(), revokedID, ""); err != nil {
 		t.Fatal(err)
 	}
 	adminSession, opsSession := session("admin"), session("ops")

@@ -62,7 +62,7 @@ func (c *principalCache) put(hash string, t *store.Token, now time.Time) {
 	if len(c.m) >= principalEntries {
 		clear(c.m)
 	}
-	c.m[hash] = cachedPrincipal{p: principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role)}, expires: t.ExpiresAt,
+	c.m[hash] = cachedPrincipal{p: principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role), UserID: t.UserID}, expires: t.ExpiresAt,
 		until: now.Add(principalTTL)}
 }
 

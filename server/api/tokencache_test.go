@@ -32,7 +32,7 @@ func TestCachedTokenIsRefusedOnceRevoked(t *testing.T) {
 				mustStatus(t, "revoke", code, body, 204)
 			}
 			inDB := func(id string) {
-				if _, err := e.st.RevokeToken(ctx, id); err != nil {
+				if _, err := e.st.RevokeToken(ctx, id, ""); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -95,8 +95,13 @@ func (s *server) listTokens(c *fiber.Ctx) error {
 }
 
 // revokeToken is DELETE /tokens/{id}: the token stops working at once.
+// The path names an ID, never a name: names are labels.
 func (s *server) revokeToken(c *fiber.Ctx) error {
-	t, err := s.store.RevokeToken(c.UserContext(), c.Params("id"))
+	var t *store.Token
+	err := s.changeAudited(c, http.StatusNoContent, func(ev *store.AuditEvent) (err error) {
+		t, err = s.store.RevokeToken(c.UserContext(), c.Params("id"), "", ev)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func TestProxyRefusesBeforeForwarding(t *testing.T) {
 	e := startProxy(t, clusters{"c1": up.target()}, time.Second)
 	tok, _ := e.token(t, "viewer", api.Viewer)
 	revoked, revokedID := e.token(t, "gone", api.Viewer)
-	if _, err := e.st.RevokeToken(t.Context(), revokedID); err != nil {
+	if _, err := e.st.RevokeToken(t.Context(), revokedID, ""); err != nil {
 		t.Fatal(err)
 	}
 	base := e.srv.URL + k8sproxy.PathPrefix

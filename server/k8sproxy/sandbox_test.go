@@ -225,7 +225,7 @@ func TestRevokingTheTokenEndsItsWatch(t *testing.T) {
 		}
 		close(drained)
 	}()
-	if _, err := e.st.RevokeToken(ctx, id); err != nil {
+	if _, err := e.st.RevokeToken(ctx, id, ""); err != nil {
 		t.Fatal(err)
 	}
 	revoked := time.Now()

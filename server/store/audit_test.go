@@ -54,7 +54,7 @@ func TestAuditEventsAndTokenLifecycle(t *testing.T) {
 		if old, _ := s.TokenByHash(ctx, "h2"); old.Active(clock) {
 			t.Error("an expired token is active")
 		}
-		if _, err := s.RevokeToken(ctx, "live"); err != nil {
+		if _, err := s.RevokeToken(ctx, live.ID, ""); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := s.TokenByHash(ctx, "h1"); got.RevokedAt == nil || got.Active(clock) {

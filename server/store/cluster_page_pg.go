@@ -27,7 +27,8 @@ const hostColumn = "(SELECT true FROM clusters WHERE is_host ORDER BY is_host LI
 
 // tokenColumn answers TokenActive in the page's own statement, through
 // the primary key ($1 is the token's ID, $2 the time).
-const tokenColumn = "EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2))"
+const tokenColumn = "EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2) AND " +
+	tokenUserActive + ")"
 
 // listClusterPagePostgres is ListClusterPage on PostgreSQL: the same query
 // as bun builds, scanned without reflection, with HostRegistered and

@@ -128,7 +128,7 @@ func TestListClusterPageConfirmsTheToken(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.RevokeToken(ctx, revoked.ID); err != nil {
+		if _, err := s.RevokeToken(ctx, revoked.ID, ""); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {

@@ -65,6 +65,9 @@ func (s *Store) UseSession(ctx context.Context, idHash string, at time.Time, idl
 	if err != nil {
 		return nil, nil, err
 	}
+	if u.DisabledAt != nil { // disabling deletes sessions too: this is a second guard
+		return nil, nil, fmt.Errorf("session of disabled user %q: %w", u.Username, ErrNotFound)
+	}
 	if at.Sub(sess.LastSeenAt) >= sessionTouchEvery {
 		sess.LastSeenAt = at.UTC().Truncate(time.Microsecond)
 		if _, err := s.db.NewUpdate().Model(sess).Column("last_seen_at").WherePK().Exec(ctx); err != nil {

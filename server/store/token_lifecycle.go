@@ -12,36 +12,64 @@ import (
 // oldest first. Hashes are loaded but never serialised.
 func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
 	var out []Token
-	if err := s.db.NewSelect().Model(&out).Order("created_at ASC", "id ASC").Scan(ctx); err != nil {
+	if err := s.selectTokens(&out).Order("created_at ASC", "id ASC").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list API tokens: %w", err)
 	}
 	return out, nil
 }
 
-// RevokeToken revokes the token whose ID or name is ref; revoking a
-// revoked token keeps its first revocation time. ErrNotFound when there is
-// none; a name shared by several tokens is an error asking for the ID.
-func (s *Store) RevokeToken(ctx context.Context, ref string) (*Token, error) {
-	var matches []Token
-	if err := s.db.NewSelect().Model(&matches).Where("id = ? OR name = ?", ref, ref).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("find API token %q: %w", ref, err)
+// ListUserTokens returns the login tokens of the user with ID userID,
+// revoked and expired ones included, oldest first.
+func (s *Store) ListUserTokens(ctx context.Context, userID string) ([]Token, error) {
+	var out []Token
+	if err := s.selectTokens(&out).Where("user_id = ?", userID).Order("created_at ASC", "id ASC").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list the API tokens of user %q: %w", userID, err)
 	}
-	switch {
-	case len(matches) == 0:
-		return nil, fmt.Errorf("API token %q: %w", ref, ErrNotFound)
-	case len(matches) > 1:
-		return nil, fmt.Errorf("%d API tokens are named %q: revoke one by its ID (see 'kubeopera tokens list')", len(matches), ref)
-	}
-	t := matches[0]
-	if t.RevokedAt == nil {
+	return out, nil
+}
+
+// RevokeToken revokes the token whose ID is id; a name is never a key, so
+// the answer is never ambiguous. Revoking a revoked token keeps its first
+// revocation time. With userID set, only that user's token is found.
+// ErrNotFound when there is none. The audit events, if any, are stored in
+// the same transaction with the token's ID as their target.
+func (s *Store) RevokeToken(ctx context.Context, id, userID string, audit ...*AuditEvent) (*Token, error) {
+	t := new(Token)
+	err := s.withAudit(ctx, audit, id, func(ctx context.Context, db bun.IDB) error {
+		q := db.NewSelect().Model(t).Where("id = ?", id)
+		if userID != "" {
+			q = q.Where("user_id = ?", userID)
+		}
+		if err := scanOne(ctx, q, fmt.Sprintf("API token %q", id)); err != nil {
+			return err
+		}
+		if t.RevokedAt != nil {
+			return nil
+		}
 		at := s.now()
-		if _, err := s.db.NewUpdate().Model((*Token)(nil)).Set("revoked_at = ?", at).
+		if _, err := db.NewUpdate().Model((*Token)(nil)).Set("revoked_at = ?", at).
 			Where("id = ? AND revoked_at IS NULL", t.ID).Exec(ctx); err != nil {
-			return nil, fmt.Errorf("revoke API token %q: %w", ref, err)
+			return fmt.Errorf("revoke API token %q: %w", id, err)
 		}
 		t.RevokedAt = &at
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return &t, nil
+	return t, nil
+}
+
+// revokeUserTokens revokes every active token of the user with ID userID,
+// in db (the transaction of the change that calls for it).
+func revokeUserTokens(ctx context.Context, db bun.IDB, userID string, at time.Time) (int, error) {
+	res, err := db.NewUpdate().Model((*Token)(nil)).Set("revoked_at = ?", at).
+		Where("user_id = ? AND revoked_at IS NULL", userID).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("revoke the API tokens of user %q: %w", userID, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 // TouchTokens records when each token was last used, in one transaction:

@@ -68,13 +68,26 @@ type User struct {
 	// and only with UserRolePlatformAdmin.
 	SuperAdmin bool      `bun:"super_admin" json:"super_admin"`
 	CreatedAt  time.Time `bun:"created_at" json:"created_at"`
+	// DisabledAt is set while the user is disabled: no sign-in, no
+	// session, no token of theirs works.
+	DisabledAt *time.Time `bun:"disabled_at" json:"disabled_at,omitempty"`
+	// MustChangePassword is set by a reset: the user chooses a new
+	// password before signing in again.
+	MustChangePassword bool `bun:"must_change_password" json:"must_change_password"`
 }
 
 // CreateUser inserts u, filling in its ID when empty and its CreatedAt, and
 // lowercasing its Email. A clash on email, username or super-admin is a
 // *ConflictError with Field "email", "username" or "super_admin"; which one
-// is reported when several clash depends on the database.
-func (s *Store) CreateUser(ctx context.Context, u *User) error { return s.createUser(ctx, s.db, u) }
+// is reported when several clash depends on the database. The audit
+// events, if any, are stored in the same transaction, their target the new
+// user's ID.
+func (s *Store) CreateUser(ctx context.Context, u *User, audit ...*AuditEvent) error {
+	if u.ID == "" {
+		u.ID = uuid.NewString()
+	}
+	return s.withAudit(ctx, audit, u.ID, func(ctx context.Context, db bun.IDB) error { return s.createUser(ctx, db, u) })
+}
 
 // createUser is CreateUser on db, which may be a transaction.
 func (s *Store) createUser(ctx context.Context, db bun.IDB, u *User) error {

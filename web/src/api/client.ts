@@ -23,6 +23,10 @@ export type InputField = S['InputField'];
 export type Provider = S['Provider'];
 export type UpdateClusterRequest = S['UpdateClusterRequest'];
 export type LifecycleResponse = S['LifecycleResponse'];
+export type User = S['User'];
+export type UserCreateRequest = S['UserCreateRequest'];
+export type CreatedUser = S['CreatedUser'];
+export type AccessEnded = S['AccessEnded'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -113,5 +117,12 @@ export const api = {
   credentials: () => request<S['CredentialList']>('GET', '/api/v1/credentials'),
   addCredential: (r: CredentialRequest) => request<Credential>('POST', '/api/v1/credentials', r),
   deleteCredential: (id: string) => request<void>('DELETE', `/api/v1/credentials/${encodeURIComponent(id)}`),
+  users: () => request<S['UserList']>('GET', '/api/v1/users'),
+  createUser: (r: UserCreateRequest) => request<CreatedUser>('POST', '/api/v1/users', r),
+  disableUser: (id: string) => request<User>('POST', `/api/v1/users/${encodeURIComponent(id)}/disable`),
+  enableUser: (id: string) => request<User>('POST', `/api/v1/users/${encodeURIComponent(id)}/enable`),
+  deleteUser: (id: string) => request<void>('DELETE', `/api/v1/users/${encodeURIComponent(id)}`),
+  resetPassword: (id: string) => request<CreatedUser>('POST', `/api/v1/users/${encodeURIComponent(id)}/password-reset`),
+  endSessions: (id: string) => request<AccessEnded>('DELETE', `/api/v1/users/${encodeURIComponent(id)}/sessions`),
   openapi: () => request<{ paths?: Record<string, unknown> }>('GET', '/openapi.json'),
 };

@@ -10,6 +10,7 @@ import { ClustersPage } from '../clusters/ClustersPage';
 import { CredentialsPage } from '../credentials/CredentialsPage';
 import { HomePage } from '../home/HomePage';
 import { Loading } from '../ui/states';
+import { UsersPage } from '../users/UsersPage';
 import { Layout } from './Layout';
 
 // recharts is needed only here: loaded when the page is opened.
@@ -53,6 +54,7 @@ const router = createBrowserRouter([
       { path: '/clusters/multi', element: <Suspense fallback={<Loading what="the fleet overview" />}><MultiClusterPage /></Suspense> },
       { path: '/clusters/:id', element: <ClusterDetailPage /> },
       { path: '/credentials', element: <AdminOnly><CredentialsPage /></AdminOnly> },
+      { path: '/users', element: <AdminOnly><UsersPage /></AdminOnly> },
       { path: '*', element: <NotFound /> },
     ],
   },

@@ -14,6 +14,7 @@ export function Layout() {
           <NavLink to="/clusters" end>Clusters</NavLink>
           <NavLink to="/clusters/multi">Multi-Cluster</NavLink>
           {admin && <NavLink to="/credentials">Credentials</NavLink>}
+          {admin && <NavLink to="/users">Users</NavLink>}
         </nav>
         {user && (
           <div className="user">

@@ -1,1 +1,0 @@
-ALTER TABLE api_tokens DROP COLUMN user_id;

@@ -1,0 +1,46 @@
+// The Users page against the real server: a platform admin adds a user
+// (the generated password is shown once), the user chooses a new password
+// and signs in, the admin disables them and their next request fails; a
+// viewer gets neither the page nor its link.
+import { admin, viewer } from './stack';
+import { expect, expectAccessible, shoot, signIn, test } from './fixtures';
+
+test('users: add with a one-time password, disable stops the user at once, viewers are kept out', async ({ page, browser, baseURL }) => {
+  await signIn(page, admin, '/users');
+  await page.getByLabel('Username').fill('e2e-ada');
+  await page.getByLabel('Email').fill('e2e-ada@example.com');
+  await page.getByRole('button', { name: 'Add user' }).click();
+  const generated = (await page.getByTestId('one-time-password').textContent())?.trim() ?? '';
+  expect(generated.length).toBeGreaterThanOrEqual(16);
+  const row = page.getByRole('row').filter({ hasText: 'e2e-ada' });
+  await expect(row).toContainText('must choose a new password');
+  await expectAccessible(page);
+  await shoot(page, 'users');
+
+  // The user chooses a password (as 'kubeopera login' or a script would) and signs in.
+  const ada = { username: 'e2e-ada', password: 'e2e-ada-chosen-password-42' };
+  const other = await browser.newContext({ baseURL });
+  const changed = await other.request.post('/api/v1/session/password',
+    { data: { username: ada.username, password: generated, newPassword: ada.password } });
+  expect(changed.status()).toBe(204);
+  const adaPage = await other.newPage();
+  await signIn(adaPage, ada, '/clusters');
+  expect((await other.request.get('/api/v1/session')).status()).toBe(200);
+
+  await row.getByRole('button', { name: 'Disable e2e-ada' }).click();
+  await expect(row).toContainText('Disabled');
+  expect((await other.request.get('/api/v1/session')).status()).toBe(401);
+  await adaPage.reload();
+  await expect(adaPage).toHaveURL(/\/signin/);
+  await other.close();
+
+  await row.getByRole('button', { name: 'Delete e2e-ada' }).click();
+  await expect(row).toHaveCount(0);
+
+  const viewerContext = await browser.newContext({ baseURL });
+  const viewerPage = await viewerContext.newPage();
+  await signIn(viewerPage, viewer, '/users');
+  await expect(viewerPage.getByRole('heading', { name: 'Platform admins only' })).toBeVisible();
+  await expect(viewerPage.getByRole('link', { name: 'Users' })).toHaveCount(0);
+  await viewerContext.close();
+});
