@@ -161,11 +161,12 @@ func TestConnectValidatesThenHandsOverAndSyncsOnRead(t *testing.T) {
 		t.Errorf("get: %d %s", code, body)
 	}
 
+	// No controller runs here, so the HostCluster has no finalizer and
+	// goes at once: nothing to wait for, the row goes with it (204). With
+	// the finalizer the answer is 202 Deleting
+	// (TestDisconnectNoticeIsTheDisconnectsOwnWords).
 	code, body = e.do(http.MethodDelete, "/api/v1/clusters/"+row.ID, e.admin, nil)
-	mustStatus(t, "disconnect", code, body, 202)
-	if r := decode[lifecycleResponse](t, body); r.Status != "Deleting" || !strings.Contains(r.Message, "keeps running") {
-		t.Errorf("disconnect answer %+v", r)
-	}
+	mustStatus(t, "disconnect", code, body, 204)
 	waitUntil(t, "the HostCluster is gone", func() bool {
 		got, _ := counter.Registry.List(ctx)
 		return len(got) == 0
