@@ -18,12 +18,14 @@ import (
 func (s *server) userKubeconfig(c *fiber.Ctx, row *store.Cluster) error {
 	p := who(c)
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	expires, err := s.callerExpiry(c, now.Add(userKubeconfigTTL))
+	expires, userID, err := s.callerExpiry(c, now.Add(userKubeconfigTTL))
 	if err != nil {
 		return err
 	}
 	token, hash := NewToken()
-	t := &store.Token{Name: "kubeconfig:" + row.Name + ":" + p.Name, Role: string(p.Role), Hash: hash, ExpiresAt: &expires}
+	// The token belongs to the caller's user (when the caller is one): the
+	// proxy acts as that user, and the token stops with the user.
+	t := &store.Token{Name: "kubeconfig:" + row.Name + ":" + p.Name, Role: string(p.Role), Hash: hash, ExpiresAt: &expires, UserID: userID}
 	if err := s.store.CreateToken(c.UserContext(), t); err != nil {
 		return err
 	}
@@ -38,23 +40,24 @@ func (s *server) userKubeconfig(c *fiber.Ctx, row *store.Cluster) error {
 }
 
 // callerExpiry is limit, or sooner when the caller's session or token
-// ends sooner.
-func (s *server) callerExpiry(c *fiber.Ctx, limit time.Time) (time.Time, error) {
+// ends sooner, and the caller's user ("" for a token an administrator
+// issued to a script).
+func (s *server) callerExpiry(c *fiber.Ctx, limit time.Time) (time.Time, string, error) {
 	if sess, _ := sessionOf(c); sess != nil {
-		return earlier(limit, sess.ExpiresAt), nil
+		return earlier(limit, sess.ExpiresAt), sess.UserID, nil
 	}
 	bearer, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
 	if !ok {
-		return limit, nil
+		return limit, "", nil
 	}
 	t, err := s.store.TokenByHash(c.UserContext(), HashToken(bearer))
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, "", err
 	}
 	if t.ExpiresAt == nil {
-		return limit, nil
+		return limit, t.UserID, nil
 	}
-	return earlier(limit, *t.ExpiresAt), nil
+	return earlier(limit, *t.ExpiresAt), t.UserID, nil
 }
 
 func earlier(a, b time.Time) time.Time {

@@ -56,18 +56,34 @@ func (a ProxyAuth) Authenticate(ctx context.Context, r *http.Request) (k8sproxy.
 	if a.TokenUsage != nil {
 		a.TokenUsage.record(t.ID, now)
 	}
-	id := k8sproxy.Identity{User: proxyUserOfToken(t), Role: t.Role, TokenID: t.ID, Credential: tokenCredential + t.ID}
+	user, err := a.proxyUserOfToken(ctx, t)
+	if err != nil {
+		return k8sproxy.Identity{}, err
+	}
+	id := k8sproxy.Identity{User: user, Role: t.Role, TokenID: t.ID, Credential: tokenCredential + t.ID}
 	if t.ExpiresAt != nil {
 		id.Expires = *t.ExpiresAt
 	}
 	return id, nil
 }
 
-// proxyUserOfToken is the user name the proxy acts as for a token. A
-// token is not bound to a user in the store (a login token's name is
-// chosen by whoever holds the password), so its name cannot be trusted as
-// a username: tokens are "token:<name>", which no username can be.
-func proxyUserOfToken(t *store.Token) string { return "token:" + t.Name }
+// proxyUserOfToken is the user name the proxy acts as for a token: its
+// user's username for a token a user holds (a login token, a per-user
+// kubeconfig's), else "token:<name>", which no username can be (a token
+// name is chosen by whoever holds it and is no identity).
+func (a ProxyAuth) proxyUserOfToken(ctx context.Context, t *store.Token) (string, error) {
+	if t.UserID == "" {
+		return "token:" + t.Name, nil
+	}
+	u, err := a.Store.GetUser(ctx, t.UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", k8sproxy.Refuse(http.StatusUnauthorized, "the token's user no longer exists")
+	}
+	if err != nil {
+		return "", err
+	}
+	return u.Username, nil
+}
 
 func (a ProxyAuth) session(ctx context.Context, r *http.Request, cookie string) (k8sproxy.Identity, error) {
 	o := a.Sessions.withDefaults()

@@ -76,3 +76,45 @@ func TestProxyAuthTakesASessionAsTheAPIDoes(t *testing.T) {
 		t.Errorf("a signed-out session: valid %v, %v; want false", ok, err)
 	}
 }
+
+// A token a user holds (a login token, a per-user kubeconfig's) is that
+// user to the proxy, by username; a script's token is "token:<name>",
+// which no username can be; a disabled user's token is refused.
+func TestProxyActsAsTheTokensUser(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	u, err := NewUser("erin", "erin@example.com", "a-long-enough-password-1", Viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	expires := time.Now().UTC().Add(time.Hour).Truncate(time.Microsecond)
+	mine, mineHash := NewToken()
+	if err := e.st.CreateToken(ctx, &store.Token{Name: "kubeconfig:c1:erin", Role: string(Viewer), Hash: mineHash, UserID: u.ID, ExpiresAt: &expires}); err != nil {
+		t.Fatal(err)
+	}
+	script, scriptHash := NewToken()
+	if err := e.st.CreateToken(ctx, &store.Token{Name: "erin", Role: string(Viewer), Hash: scriptHash}); err != nil {
+		t.Fatal(err)
+	}
+	auth := ProxyAuth{Store: e.st}
+	as := func(token string) (k8sproxy.Identity, error) {
+		r := httptest.NewRequest(http.MethodGet, "/k8s/clusters/c1/api/v1/pods", nil)
+		r.Header.Set("Authorization", "Bearer "+token)
+		return auth.Authenticate(ctx, r)
+	}
+	if id, err := as(mine); err != nil || id.User != "erin" {
+		t.Errorf("a user's token: %+v, %v; want user erin", id, err)
+	}
+	if id, err := as(script); err != nil || id.User != "token:erin" {
+		t.Errorf("a script's token named like a user: %+v, %v; want token:erin, never erin", id, err)
+	}
+	if err := e.st.DeleteUser(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := as(mine); err == nil {
+		t.Error("the token of a deleted user still authenticates")
+	}
+}
