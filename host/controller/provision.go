@@ -53,8 +53,7 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	case err != nil:
 		return nil, ctrl.Result{}, r.provisionStalled(hc, err)
 	case st.State == sdk.Failed:
-		return nil, ctrl.Result{}, stall(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed,
-			fmt.Sprintf("%s (%s): %s", p.Plugin, errorClass(st.ErrorClass), st.Message))
+		return nil, ctrl.Result{}, r.provisionFailed(ctx, hc, st)
 	}
 	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: hc.Annotations[OperationAnnotation], Credentials: creds})
 	if err != nil {

@@ -79,6 +79,10 @@ func TestProvisionStep(t *testing.T) {
 			want: "done", phase: v1.PhaseBootstrappingFlux, opRecorded: true, stored: true},
 		{name: "failed stalls with the plugin's class", provider: provisioner{status: sdk.OperationStatus{State: sdk.Failed, Message: "quota exceeded", ErrorClass: sdk.UserFixable}},
 			want: "stalled:" + v1.ReasonProvisioningFailed, phase: v1.PhaseFailed, says: "testcloud (USER_FIXABLE): quota exceeded", opRecorded: true},
+		{name: "a RETRYABLE failure is started again by the controller", provider: provisioner{status: sdk.OperationStatus{State: sdk.Failed, Message: "throttled", ErrorClass: sdk.Retryable}},
+			want: "waiting:" + v1.ReasonRetrying, phase: v1.PhaseProvisioning, says: "testcloud (RETRYABLE): throttled; retrying automatically in 30s (1 of 3)"},
+		{name: "a TERMINAL failure stalls for good", provider: provisioner{status: sdk.OperationStatus{State: sdk.Failed, Message: "region retired", ErrorClass: sdk.Terminal}},
+			want: "stalled:" + v1.ReasonProvisioningTerminal, phase: v1.PhaseFailed, says: "tear the cluster down and create it again", opRecorded: true},
 		{name: "a plugin that is down is retried", provider: provisioner{provisionErr: sdk.Unavailable("plugin restarting")},
 			want: "waiting:" + v1.ReasonRetrying, phase: v1.PhaseProvisioning, says: "testcloud: Provision failed: "},
 		{name: "a panic in Status is retried", provider: provisioner{statusErr: &sdk.Error{Kind: sdk.KindInternal, Message: "plugin panicked in Status: boom"}},
@@ -124,5 +128,32 @@ func TestProvisionStep(t *testing.T) {
 					meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionProvisioned), c.stored)
 			}
 		})
+	}
+}
+
+// Automatic retries of a RETRYABLE failure stop at the cap: the cluster
+// is then Failed and says a person must retry; each retry forgot the
+// operation so the next reconcile starts a new one.
+func TestRetryableFailuresStopAtTheCap(t *testing.T) {
+	ctx := context.Background()
+	hc := provisioned("p2")
+	hc.Finalizers = []string{Finalizer}
+	cl := fake.NewClientBuilder().WithScheme(scheme).WithObjects(hc).WithStatusSubresource(hc).Build()
+	if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
+		t.Fatal(err)
+	}
+	p := provisioner{status: sdk.OperationStatus{State: sdk.Failed, Message: "throttled", ErrorClass: sdk.Retryable}}
+	r := &Reconciler{Client: cl, Providers: provisioners{&p, nil}, Credentials: stubCredentials{}, PollInterval: time.Second}
+	for i := 1; i <= maxAutoRetries; i++ {
+		_, _, err := r.provision(ctx, hc)
+		if kind(err) != "waiting:"+v1.ReasonRetrying || hc.Annotations[OperationAnnotation] != "" {
+			t.Fatalf("failure %d: %s, operation %q; want an automatic retry with the operation forgotten", i, kind(err), hc.Annotations[OperationAnnotation])
+		}
+	}
+	_, _, err := r.provision(ctx, hc)
+	step.Report(hc, err, r.PollInterval, time.Now())
+	if kind(err) != "stalled:"+v1.ReasonProvisioningFailed || v1.DerivePhase(hc) != v1.PhaseFailed ||
+		!strings.Contains(hc.Status.Message, "after 3 automatic retries") {
+		t.Errorf("past the cap: %s, phase %s, %q; want Failed saying the retries are used up", kind(err), v1.DerivePhase(hc), hc.Status.Message)
 	}
 }

@@ -37,8 +37,9 @@ func (r *Reconciler) retry(ctx context.Context, hc *v1.HostCluster) (bool, error
 	var keep []metav1.Condition
 	if provisioned != nil && provisioned.Status == metav1.ConditionTrue {
 		keep = append(keep, *provisioned)
-	} else if hc.Annotations[OperationAnnotation] != "" {
-		if err := r.annotate(ctx, hc, map[string]*string{OperationAnnotation: nil}); err != nil {
+	} else if hc.Annotations[OperationAnnotation] != "" || hc.Annotations[v1.AutoRetriesAnnotation] != "" {
+		// A person's retry starts the automatic retries' count again.
+		if err := r.annotate(ctx, hc, map[string]*string{OperationAnnotation: nil, v1.AutoRetriesAnnotation: nil}); err != nil {
 			return false, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -97,6 +98,10 @@ func (k *Kube) Retry(ctx context.Context, id string) (Observed, error) {
 		}
 		if p := v1alpha1.DerivePhase(hc); p != v1alpha1.PhaseFailed {
 			return nil, &RefusedError{string(p), fmt.Sprintf("it is %s, not Failed: only a Failed cluster is retried", p)}
+		}
+		if c := meta.FindStatusCondition(hc.Status.Conditions, v1alpha1.ConditionProvisioned); c != nil && c.Reason == v1alpha1.ReasonProvisioningTerminal {
+			return nil, &RefusedError{string(v1alpha1.PhaseFailed), "its provider plugin says the failure is TERMINAL (starting it again cannot succeed): " +
+				"tear it down and create it again with other inputs"}
 		}
 		return annotate(v1alpha1.RetryAnnotation), nil
 	})

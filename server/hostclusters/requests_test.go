@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -171,5 +172,41 @@ func TestRetryRefusalsOnARealAPIServer(t *testing.T) {
 	}
 	if _, err := k.Retry(ctx, "r1"); !IsRefused(err) {
 		t.Errorf("a retry while one is pending: %v, want refused", err)
+	}
+}
+
+// A provisioning the plugin called TERMINAL is not retried: starting it
+// again cannot succeed.
+func TestRetryOfATerminalFailureIsRefused(t *testing.T) {
+	ctx := context.Background()
+	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Stop()
+	k, err := NewKube(sb.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.EnsureNamespace(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Create(ctx, Spec{ID: "t1", Mode: Provision, Provider: "local", Plugin: "local"}); err != nil {
+		t.Fatal(err)
+	}
+	res := k.dyn.Resource(GVR).Namespace(Namespace)
+	obj, _ := res.Get(ctx, "t1", metav1.GetOptions{})
+	cond := func(typ, status, reason string) any {
+		return map[string]any{"type": typ, "status": status, "reason": reason, "message": "region retired",
+			"lastTransitionTime": "2026-12-01T00:00:00Z", "observedGeneration": obj.GetGeneration()}
+	}
+	_ = unstructured.SetNestedSlice(obj.Object, []any{cond("Provisioned", "False", "ProvisioningTerminal"),
+		cond("Stalled", "True", "ProvisioningTerminal")}, "status", "conditions")
+	if _, err := res.UpdateStatus(ctx, obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var refused *RefusedError
+	if _, err := k.Retry(ctx, "t1"); !errors.As(err, &refused) || !strings.Contains(refused.Reason, "TERMINAL") {
+		t.Errorf("retry of a TERMINAL failure: %v, want refused naming TERMINAL", err)
 	}
 }

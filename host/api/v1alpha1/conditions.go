@@ -107,6 +107,10 @@ const (
 	ReasonProvisioned = "Provisioned"
 	// ReasonProvisioningFailed: the plugin's provisioning failed; the message carries its error class.
 	ReasonProvisioningFailed = "ProvisioningFailed"
+	// ReasonProvisioningTerminal: the plugin's provisioning failed with
+	// class TERMINAL: starting it again cannot succeed, so a retry is
+	// refused; change the request (create the cluster again) or tear it down.
+	ReasonProvisioningTerminal = "ProvisioningTerminal"
 	// ReasonPushed: the GitOps tree is in its repository.
 	ReasonPushed = "Pushed"
 	// ReasonReachable: the API server answered.

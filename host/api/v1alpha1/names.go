@@ -61,3 +61,8 @@ const SetupSecretKey = "setup-secret"
 
 // SetupSecretHeader carries the setup secret on POST /api/v1/setup/admin.
 const SetupSecretHeader = "X-KubeOpera-Setup-Secret"
+
+// AutoRetriesAnnotation counts the automatic retries of a provisioning
+// that failed with class RETRYABLE (the controller starts it again, with
+// backoff, up to a cap); a person's retry starts the count again.
+const AutoRetriesAnnotation = "kubeopera.io/auto-retries"
