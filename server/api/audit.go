@@ -21,6 +21,9 @@ const (
 	// auditActorKey names who acted on a route without a principal: the
 	// name a sign-in tried, the administrator setup created.
 	auditActorKey = "audit-actor"
+	// anonymousActor is the actor of a failed sign-in on a real account:
+	// whoever sent it is not known to be anyone.
+	anonymousActor = "anonymous"
 	// auditTargetKey is the ID a create made, which the path lacks.
 	auditTargetKey = "audit-target"
 	// auditedKey marks a request whose handler stored its event in the

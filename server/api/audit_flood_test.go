@@ -56,14 +56,17 @@ func TestAnonymousNoiseIsCountedNotStored(t *testing.T) {
 	})
 }
 
-// Sign-in is recorded with the name tried, a success with the user's ID;
-// a refusal past the limit only counted. A CSRF refusal keeps the
-// signed-in user. The client's X-Request-Id is never what is stored.
+// A failed sign-in on a real account is recorded against that account by
+// an anonymous actor (whoever sent it is nobody known), a name no account
+// has only counted, a success with the user as actor; a refusal past the
+// limit only counted. A CSRF refusal keeps the signed-in user. The
+// client's X-Request-Id is never what is stored.
 func TestAuditRecordsWhoSignedInAndWhoWasRefused(t *testing.T) {
 	eachSessionStore(t, SessionOptions{PerAccount: 1}, func(t *testing.T, e *sessionEnv) {
 		ctx := context.Background()
 		e.user("ops", PlatformAdmin)
 		e.signIn("ops", "wrong-password-here", "X-Request-Id", "reused-id")
+		e.signIn("initial-admin", "wrong-password-here", "X-Forwarded-For", "198.51.100.9") // no such account: counted only
 		e.signIn("ops", "wrong-password-here") // 429: counted only
 		e.advance(time.Second)                 // the account's next attempt, from elsewhere
 		e.signIn("ops", "correct-horse-battery", "X-Forwarded-For", "198.51.100.7")
@@ -88,7 +91,7 @@ func TestAuditRecordsWhoSignedInAndWhoWasRefused(t *testing.T) {
 			"POST /api/v1/credentials  ops 403",
 			"POST /api/v1/session " + u.ID + " ops 201",
 			"POST /api/v1/session " + u.ID + " ops 201",
-			"POST /api/v1/session  ops 401",
+			"POST /api/v1/session " + u.ID + " anonymous 401",
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("audit events\n got %q\nwant %q", got, want)

@@ -126,8 +126,6 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 	if err != nil {
 		return nil, err
 	}
-	// Past the limit, the attempt is worth a row in the audit log.
-	c.Locals(auditActorKey, username)
 	u, err := s.store.UserByUsername(c.UserContext(), username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
@@ -135,11 +133,19 @@ func (s *server) checkPassword(c *fiber.Ctx, username, password string) (*store.
 	hash := dummyPasswordHash
 	if u != nil {
 		hash = []byte(u.PasswordHash)
+		// Past the limit, an attempt on a real account is worth a row in
+		// the audit log, with the account as its target; the actor is
+		// nobody known until the password is right. An attempt on a name
+		// no account has is only counted: anyone can send millions, and a
+		// name they chose is no actor.
+		c.Locals(auditActorKey, anonymousActor)
+		c.Locals(auditTargetKey, u.ID)
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
 		s.log.Info("sign-in failed", "username", username, "request_id", requestID(c))
 		return nil, problem(http.StatusUnauthorized, "wrong username or password")
 	}
+	c.Locals(auditActorKey, u.Username)
 	if err := s.signedIn(c, attempt); err != nil {
 		return nil, err
 	}
