@@ -70,7 +70,7 @@ func privateDir(dir string) error {
 		return fmt.Errorf("check %s: %w", dir, err)
 	}
 	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
+		if err := os.Chmod(dir, 0o700); err != nil { //nolint:gosec // G302: a directory needs x to be entered; 0700 is owner-only
 			return fmt.Errorf("%s is mode %v, readable by others; make it 0700: %w", dir, fi.Mode().Perm(), err)
 		}
 	}

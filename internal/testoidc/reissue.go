@@ -43,7 +43,7 @@ func withAudience(body []byte, aud []string, st *storage) ([]byte, error) {
 		return nil, err
 	}
 	raw, _ := resp["id_token"].(string)
-	jws, err := jose.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256})
+	jws, err := jose.ParseSignedCompact(raw, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		return nil, err
 	}

@@ -67,8 +67,8 @@ func TestAuditRecordsWhoSignedInAndWhoWasRefused(t *testing.T) {
 		e.user("ops", PlatformAdmin)
 		e.signIn("ops", "wrong-password-here", "X-Request-Id", "reused-id")
 		e.signIn("initial-admin", "wrong-password-here", "X-Forwarded-For", "198.51.100.9") // no such account: counted only
-		e.signIn("ops", "wrong-password-here") // 429: counted only
-		e.advance(time.Second)                 // the account's next attempt, from elsewhere
+		e.signIn("ops", "wrong-password-here")                                              // 429: counted only
+		e.advance(time.Second)                                                              // the account's next attempt, from elsewhere
 		e.signIn("ops", "correct-horse-battery", "X-Forwarded-For", "198.51.100.7")
 		u, err := e.st.UserByUsername(ctx, "ops")
 		if err != nil {

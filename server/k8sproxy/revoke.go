@@ -125,17 +125,6 @@ func (o *openRequests) endAll(cred string) {
 	}
 }
 
-// count is how many requests are open; for tests and metrics.
-func (o *openRequests) count() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	n := 0
-	for _, c := range o.byCred {
-		n += len(c.reqs)
-	}
-	return n
-}
-
 // recorder notes the status the caller got and hands a hijacked
 // connection to onHijack, passing Flush and Hijack through so watches
 // stream and upgrades work.

@@ -30,10 +30,6 @@ var (
 	// pkg/cloud/cloud.go KubernetesTagKeyPrefix; util.GetDriverName()+"/"
 	// (the driver's name, ebs.csi.aws.com, in a real run).
 	ebsReservedTagPrefixes = []string{"kubernetes.io", "ebs.csi.aws.com/"}
-	// pkg/driver/constants.go ResourceLifecycleTagPrefix and
-	// ResourceLifecycleOwned: pkg/driver/controller.go CreateVolume tags a
-	// volume <prefix><--k8s-tag-cluster-id> = owned.
-	ebsLifecycleTagPrefix, ebsLifecycleOwned = "kubernetes.io/cluster/", "owned"
 	// charts/aws-ebs-csi-driver/values.schema.json: the controller values
 	// the module may set, with their JSON types. templates/controller.yaml
 	// turns k8sTagClusterId into --k8s-tag-cluster-id.
