@@ -18,7 +18,7 @@ function AuditRow({ e }: { e: AuditEvent }) {
 /** One page of events, newest first as the API lists them. */
 export function AuditTable({ items }: { items: AuditEvent[] }) {
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Audit events table, scrolls sideways">
       <table className="table audit-table">
         <caption className="sr-only">Audit events, newest first</caption>
         <thead>
