@@ -1165,6 +1165,12 @@ type ListAuditEventsParams struct {
 
 	// Before The next value of the previous page
 	Before *string `form:"before,omitempty" json:"before,omitempty"`
+
+	// Since Only events at or after this time (RFC 3339, e.g. 2026-12-07T18:00:00Z)
+	Since *string `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only events before this time (RFC 3339)
+	Until *string `form:"until,omitempty" json:"until,omitempty"`
 }
 
 // ListClustersParams defines parameters for ListClusters.
@@ -1511,7 +1517,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// ListAuditEvents Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)
+	// ListAuditEvents Audit log of mutating requests, newest first; ?actor=, ?target=, ?since=, ?until= (RFC 3339), ?limit= (1-500), ?before= (next page)
 	//
 	// Needs the platform-admin role, by a bearer token, or the session cookie.
 	//
@@ -1970,7 +1976,7 @@ type ClientInterface interface {
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// ListAuditEvents Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)
+// ListAuditEvents Audit log of mutating requests, newest first; ?actor=, ?target=, ?since=, ?until= (RFC 3339), ?limit= (1-500), ?before= (next page)
 //
 // Needs the platform-admin role, by a bearer token, or the session cookie.
 //
@@ -3075,6 +3081,30 @@ func NewListAuditEventsRequest(server string, params *ListAuditEventsParams) (*h
 		if params.Before != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4746,7 +4776,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// ListAuditEventsWithResponse Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)
+	// ListAuditEventsWithResponse Audit log of mutating requests, newest first; ?actor=, ?target=, ?since=, ?until= (RFC 3339), ?limit= (1-500), ?before= (next page)
 	//
 	// Needs the platform-admin role, by a bearer token, or the session cookie.
 	//
@@ -8675,7 +8705,7 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
-// ListAuditEventsWithResponse Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)
+// ListAuditEventsWithResponse Audit log of mutating requests, newest first; ?actor=, ?target=, ?since=, ?until= (RFC 3339), ?limit= (1-500), ?before= (next page)
 //
 // Needs the platform-admin role, by a bearer token, or the session cookie.
 //

@@ -114,9 +114,18 @@ type auditPage struct {
 	Next string `json:"next"`
 }
 
-// listAudit is GET /audit?actor=&target=&limit=&before=.
+// listAudit is GET /audit?actor=&target=&since=&until=&limit=&before=.
 func (s *server) listAudit(c *fiber.Ctx) error {
 	f := store.AuditFilter{Actor: c.Query("actor"), Target: c.Query("target"), Limit: defaultAuditPage}
+	for name, at := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
+		if v := c.Query(name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return invalid(FieldProblem{name, "must be a time in RFC 3339 form, such as 2026-12-07T18:00:00Z"})
+			}
+			*at = t
+		}
+	}
 	if v := c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxAuditPage {

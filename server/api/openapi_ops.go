@@ -61,6 +61,8 @@ var auditQuery = []queryParam{
 	{name: "target", description: "Only events on this ID"},
 	{name: "limit", description: "Page size (1 to 500, default 50)", integer: true},
 	{name: "before", description: "The next value of the previous page"},
+	{name: "since", description: "Only events at or after this time (RFC 3339, e.g. 2026-12-07T18:00:00Z)"},
+	{name: "until", description: "Only events before this time (RFC 3339)"},
 }
 
 // opDocs documents every route, by "METHOD path" as in the route table

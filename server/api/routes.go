@@ -117,6 +117,6 @@ var routes = []route{
 	{http.MethodDelete, "/api/v1/users/:id/tokens/:tokenId", PlatformAdmin, "Revoke one login token of a user, by ID", 204, "", "",
 		(*server).revokeUserToken},
 
-	{http.MethodGet, "/api/v1/audit", PlatformAdmin, "Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)", 200, "", "AuditPage",
+	{http.MethodGet, "/api/v1/audit", PlatformAdmin, "Audit log of mutating requests, newest first; ?actor=, ?target=, ?since=, ?until= (RFC 3339), ?limit= (1-500), ?before= (next page)", 200, "", "AuditPage",
 		(*server).listAudit},
 }

@@ -112,7 +112,10 @@ type AuditFilter struct {
 	// Before pages backwards: only events older than this one's position
 	// (time, then ID).
 	Before *AuditEvent
-	Limit  int
+	// Since and Until bound the event time: at or after Since, before
+	// Until; a zero time leaves that side open.
+	Since, Until time.Time
+	Limit        int
 }
 
 // ListAuditEvents returns events newest first.
@@ -124,6 +127,12 @@ func (s *Store) ListAuditEvents(ctx context.Context, f AuditFilter) ([]AuditEven
 	}
 	if f.Target != "" {
 		q = q.Where("target = ?", f.Target)
+	}
+	if !f.Since.IsZero() {
+		q = q.Where("at >= ?", f.Since.UTC())
+	}
+	if !f.Until.IsZero() {
+		q = q.Where("at < ?", f.Until.UTC())
 	}
 	if f.Before != nil {
 		q = q.Where("(at < ?) OR (at = ? AND id < ?)", f.Before.At, f.Before.At, f.Before.ID)

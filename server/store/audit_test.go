@@ -32,6 +32,12 @@ func TestAuditEventsAndTokenLifecycle(t *testing.T) {
 		if got, _ := s.ListAuditEvents(ctx, AuditFilter{Before: &all[0], Limit: 1}); len(got) != 1 || got[0].RequestID != "r2" {
 			t.Errorf("page after r3 = %+v", got)
 		}
+		// A window given in another zone: since is inclusive, until is not.
+		east := time.FixedZone("UTC+3", 3*3600)
+		window := AuditFilter{Since: all[1].At.In(east), Until: all[0].At.In(east), Limit: 10}
+		if got, err := s.ListAuditEvents(ctx, window); err != nil || len(got) != 1 || got[0].RequestID != "r2" {
+			t.Errorf("events from r2's time until r3's = %+v, %v; want r2 alone", got, err)
+		}
 
 		past := clock.Add(-time.Hour)
 		live, expired := &Token{Name: "live", Role: "viewer", Hash: "h1"}, &Token{Name: "old", Role: "viewer", Hash: "h2", ExpiresAt: &past}

@@ -141,7 +141,7 @@ test('Create New: providers from the plugins, Soon ones disabled, a form from th
   await shoot(page, 'wizard-create');
 });
 
-test('credentials: add shows label, kind and last 4; delete removes it', async ({ page }) => {
+test('credentials: add shows label, kind and last 4; delete asks, saying no cluster uses it, then removes it', async ({ page }) => {
   await signIn(page, admin, '/credentials');
   await page.getByLabel('Label').fill('e2e-key');
   await page.getByLabel('Access key ID').fill('AKIAIOSFODNN7E2EKEY9');
@@ -159,6 +159,10 @@ test('credentials: add shows label, kind and last 4; delete removes it', async (
   await expectAccessible(page);
   await shoot(page, 'credentials');
   await row.getByRole('button', { name: 'Delete e2e-key' }).click();
+  const ask = page.getByRole('dialog', { name: 'Delete e2e-key?' });
+  await expect(ask.getByTestId('credential-users')).toContainText('No cluster uses it');
+  await expectAccessible(page);
+  await ask.getByRole('button', { name: 'Delete credential' }).click();
   await expect(row).toHaveCount(0);
 });
 

@@ -1,6 +1,7 @@
 // The Users page against the real server: a platform admin adds a user
 // (the generated password is shown once), the user chooses a new password
-// and signs in, the admin disables them and their next request fails; a
+// and signs in, the admin disables them (after a confirmation, since it
+// revokes their tokens) and their next request fails; a
 // viewer gets neither the page nor its link.
 import { admin, viewer } from './stack';
 import { expect, expectAccessible, shoot, signIn, test } from './fixtures';
@@ -27,7 +28,16 @@ test('users: add with a one-time password, disable stops the user at once, viewe
   await signIn(adaPage, ada, '/clusters');
   expect((await other.request.get('/api/v1/session')).status()).toBe(200);
 
+  // Disabling revokes tokens: it asks first, and Cancel changes nothing.
   await row.getByRole('button', { name: 'Disable e2e-ada' }).click();
+  const ask = page.getByRole('dialog', { name: 'Disable e2e-ada?' });
+  await expect(ask).toContainText('every token of theirs is revoked');
+  await expectAccessible(page);
+  await ask.getByRole('button', { name: 'Cancel' }).click();
+  await expect(ask).toHaveCount(0);
+  expect((await other.request.get('/api/v1/session')).status()).toBe(200);
+  await row.getByRole('button', { name: 'Disable e2e-ada' }).click();
+  await ask.getByRole('button', { name: 'Disable user' }).click();
   await expect(row).toContainText('Disabled');
   expect((await other.request.get('/api/v1/session')).status()).toBe(401);
   await adaPage.reload();
@@ -35,6 +45,7 @@ test('users: add with a one-time password, disable stops the user at once, viewe
   await other.close();
 
   await row.getByRole('button', { name: 'Delete e2e-ada' }).click();
+  await page.getByRole('dialog', { name: 'Delete e2e-ada?' }).getByRole('button', { name: 'Delete user' }).click();
   await expect(row).toHaveCount(0);
 
   const viewerContext = await browser.newContext({ baseURL });

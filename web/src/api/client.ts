@@ -27,6 +27,8 @@ export type User = S['User'];
 export type UserCreateRequest = S['UserCreateRequest'];
 export type CreatedUser = S['CreatedUser'];
 export type AccessEnded = S['AccessEnded'];
+export type AuditEvent = S['AuditEvent'];
+export type AuditPage = S['AuditPage'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -88,6 +90,9 @@ export async function request<T>(method: string, path: string, body?: unknown): 
 /** A page of GET /clusters: limit, the continue token of the previous page, filters (as the document declares them). */
 export type ClusterQuery = NonNullable<paths['/api/v1/clusters']['get']['parameters']['query']>;
 
+/** A page of GET /audit: filters, limit, and the next value of the previous page. */
+export type AuditQuery = NonNullable<paths['/api/v1/audit']['get']['parameters']['query']>;
+
 /** "?a=1&b=2" of the parameters that are set, or "". */
 function queryString(q: Record<string, string | number | undefined>): string {
   const p = new URLSearchParams();
@@ -124,5 +129,6 @@ export const api = {
   deleteUser: (id: string) => request<void>('DELETE', `/api/v1/users/${encodeURIComponent(id)}`),
   resetPassword: (id: string) => request<CreatedUser>('POST', `/api/v1/users/${encodeURIComponent(id)}/password-reset`),
   endSessions: (id: string) => request<AccessEnded>('DELETE', `/api/v1/users/${encodeURIComponent(id)}/sessions`),
+  audit: (q: AuditQuery = {}) => request<AuditPage>('GET', `/api/v1/audit${queryString(q)}`),
   openapi: () => request<{ paths?: Record<string, unknown> }>('GET', '/openapi.json'),
 };

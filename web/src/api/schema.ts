@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Audit log of mutating requests, newest first; ?actor=, ?target=, ?limit= (1-500), ?before= (next page)
+         * Audit log of mutating requests, newest first; ?actor=, ?target=, ?since=, ?until= (RFC 3339), ?limit= (1-500), ?before= (next page)
          * @description Needs the platform-admin role, by a bearer token, or the session cookie.
          */
         get: operations["listAuditEvents"];
@@ -1234,6 +1234,10 @@ export interface operations {
                 limit?: number;
                 /** @description The next value of the previous page */
                 before?: string;
+                /** @description Only events at or after this time (RFC 3339, e.g. 2026-12-07T18:00:00Z) */
+                since?: string;
+                /** @description Only events before this time (RFC 3339) */
+                until?: string;
             };
             header?: never;
             path?: never;

@@ -2,6 +2,7 @@ import { lazy, Suspense } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, Link, RouterProvider } from 'react-router';
 import { ApiError } from '../api/client';
+import { AuditPage } from '../audit/AuditPage';
 import { RequireAuth } from '../auth/RequireAuth';
 import { AuthProvider, useIsAdmin } from '../auth/session';
 import { SignInPage } from '../auth/SignInPage';
@@ -55,6 +56,7 @@ const router = createBrowserRouter([
       { path: '/clusters/:id', element: <ClusterDetailPage /> },
       { path: '/credentials', element: <AdminOnly><CredentialsPage /></AdminOnly> },
       { path: '/users', element: <AdminOnly><UsersPage /></AdminOnly> },
+      { path: '/audit', element: <AdminOnly><AuditPage /></AdminOnly> },
       { path: '*', element: <NotFound /> },
     ],
   },

@@ -15,6 +15,7 @@ export function Layout() {
           <NavLink to="/clusters/multi">Multi-Cluster</NavLink>
           {admin && <NavLink to="/credentials">Credentials</NavLink>}
           {admin && <NavLink to="/users">Users</NavLink>}
+          {admin && <NavLink to="/audit">Audit log</NavLink>}
         </nav>
         {user && (
           <div className="user">

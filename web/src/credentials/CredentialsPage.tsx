@@ -1,8 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, type Credential } from '../api/client';
+import { useState } from 'react';
+import type { Credential } from '../api/client';
 import { Empty, ErrorState, Loading } from '../ui/states';
+import { DeleteCredentialDialog } from './DeleteCredentialDialog';
 import { KindForm } from './KindForm';
-import { credentialKeys, useCredentialKinds, useCredentials } from './queries';
+import { useCredentialKinds, useCredentials } from './queries';
 
 /** Adds a credential of any kind a loaded plugin declares. */
 function AddCredential() {
@@ -18,19 +19,15 @@ function AddCredential() {
 }
 
 function CredentialRow({ c }: { c: Credential }) {
-  const qc = useQueryClient();
-  const del = useMutation({
-    mutationFn: () => api.deleteCredential(c.id),
-    onSuccess: () => qc.invalidateQueries({ queryKey: credentialKeys.all }),
-  });
+  const [asking, setAsking] = useState(false);
   return (
     <tr>
       <td>{c.label}</td>
       <td>{c.kind}</td>
       <td><code>…{c.last4}</code></td>
       <td>
-        <button type="button" className="danger" aria-label={`Delete ${c.label}`} disabled={del.isPending} onClick={() => del.mutate()}>Delete</button>
-        {del.error && <p className="error" role="alert">{del.error.message}</p>}
+        <button type="button" className="danger" aria-label={`Delete ${c.label}`} onClick={() => setAsking(true)}>Delete</button>
+        {asking && <DeleteCredentialDialog c={c} onClose={() => setAsking(false)} />}
       </td>
     </tr>
   );

@@ -1,5 +1,7 @@
 import { useState } from 'react';
 import { api, type User } from '../api/client';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { confirmationOf, type AccessAction } from './endsAccess';
 import { useUserChange } from './queries';
 
 function stateOf(u: User): string {
@@ -8,14 +10,24 @@ function stateOf(u: User): string {
   return parts.join(', ');
 }
 
-/** One user with what a platform admin can do to them; the server decides what is allowed. */
+/**
+ * One user with what a platform admin can do to them; the server decides
+ * what is allowed. What ends the user's sessions and tokens asks first.
+ */
 export function UserRow({ u, onPassword }: { u: User; onPassword: (username: string, password: string) => void }) {
   const [note, setNote] = useState('');
-  const toggle = useUserChange(() => (u.disabled ? api.enableUser(u.id) : api.disableUser(u.id)));
-  const reset = useUserChange(() => api.resetPassword(u.id));
-  const end = useUserChange(() => api.endSessions(u.id));
-  const del = useUserChange(() => api.deleteUser(u.id));
-  const error = toggle.error ?? reset.error ?? end.error ?? del.error;
+  const [asking, setAsking] = useState<AccessAction>();
+  const enable = useUserChange(() => api.enableUser(u.id));
+  const change = useUserChange(async (a: AccessAction) => {
+    switch (a) {
+      case 'disable': await api.disableUser(u.id); break;
+      case 'reset': { const r = await api.resetPassword(u.id); onPassword(u.username, r.generatedPassword ?? ''); break; }
+      case 'end': { const r = await api.endSessions(u.id); setNote(`Ended ${r.sessionsEnded} sessions and revoked ${r.tokensRevoked} tokens.`); break; }
+      case 'delete': await api.deleteUser(u.id); break;
+    }
+  });
+  const ask = (a: AccessAction) => { change.reset(); setAsking(a); };
+  const q = asking && confirmationOf(asking, u);
   return (
     <tr>
       <td>{u.username}{u.superAdmin && <span className="muted"> (super-admin)</span>}</td>
@@ -23,18 +35,20 @@ export function UserRow({ u, onPassword }: { u: User; onPassword: (username: str
       <td>{u.role}</td>
       <td>{stateOf(u)}</td>
       <td className="actions">
-        <button type="button" onClick={() => toggle.mutate(undefined)} disabled={toggle.isPending}
-          aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.username}`}>{u.disabled ? 'Enable' : 'Disable'}</button>
-        <button type="button" aria-label={`Reset the password of ${u.username}`} disabled={reset.isPending}
-          onClick={() => reset.mutate(undefined, { onSuccess: (r) => onPassword(u.username, r.generatedPassword ?? '') })}>Reset password</button>
-        <button type="button" aria-label={`Sign out ${u.username} everywhere`} disabled={end.isPending}
-          onClick={() => end.mutate(undefined, {
-            onSuccess: (r) => setNote(`Ended ${r.sessionsEnded} sessions and revoked ${r.tokensRevoked} tokens.`),
-          })}>Sign out everywhere</button>
-        <button type="button" className="danger" aria-label={`Delete ${u.username}`} disabled={del.isPending}
-          onClick={() => del.mutate(undefined)}>Delete</button>
+        {u.disabled
+          ? <button type="button" onClick={() => enable.mutate(undefined)} disabled={enable.isPending} aria-label={`Enable ${u.username}`}>Enable</button>
+          : <button type="button" onClick={() => ask('disable')} aria-label={`Disable ${u.username}`}>Disable</button>}
+        <button type="button" aria-label={`Reset the password of ${u.username}`} onClick={() => ask('reset')}>Reset password</button>
+        <button type="button" aria-label={`Sign out ${u.username} everywhere`} onClick={() => ask('end')}>Sign out everywhere</button>
+        <button type="button" className="danger" aria-label={`Delete ${u.username}`} onClick={() => ask('delete')}>Delete</button>
         {note && <p role="status">{note}</p>}
-        {error && <p className="error" role="alert">{error.message}</p>}
+        {enable.error && <p className="error" role="alert">{enable.error.message}</p>}
+        {asking && q && (
+          <ConfirmDialog title={q.title} confirm={q.confirm} busy={change.isPending} error={change.error}
+            onConfirm={() => change.mutate(asking, { onSuccess: () => setAsking(undefined) })} onClose={() => setAsking(undefined)}>
+            <p>{q.text}</p>
+          </ConfirmDialog>
+        )}
       </td>
     </tr>
   );
