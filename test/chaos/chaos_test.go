@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +50,7 @@ func TestChaosEveryRequestEndsReadyFailedOrGone(t *testing.T) {
 	go func() { p.env.RunFlux(fluxCtx, p.mc, func(string, ...any) {}); close(fluxDone) }()
 	t.Cleanup(func() { stopFlux(); <-fluxDone }) // before the environment stops
 	tbl := table{}
-	order := killOrder(rng, rounds)
+	order := killOrder(rng, rounds, chosenTargets(t))
 	for i, target := range order {
 		reqs := p.round(ctx, t, rng, i, target)
 		for _, r := range p.settle(ctx, t, reqs, wait) {
@@ -66,16 +67,33 @@ func TestChaosEveryRequestEndsReadyFailedOrGone(t *testing.T) {
 	}
 }
 
-// killOrder spreads the targets evenly: every block of len(targets)
+// killOrder spreads the targets evenly: every block of len(among)
 // rounds is a random permutation of them.
-func killOrder(rng *rand.Rand, rounds int) []string {
+func killOrder(rng *rand.Rand, rounds int, among []string) []string {
 	var out []string
 	for len(out) < rounds {
-		for _, i := range rng.Perm(len(targets)) {
-			out = append(out, targets[i])
+		for _, i := range rng.Perm(len(among)) {
+			out = append(out, among[i])
 		}
 	}
 	return out[:rounds]
+}
+
+// chosenTargets are KUBEOPERA_CHAOS_TARGETS (comma-separated), to rerun
+// some targets only; every target by default.
+func chosenTargets(t *testing.T) []string {
+	v := os.Getenv("KUBEOPERA_CHAOS_TARGETS")
+	if v == "" {
+		return targets
+	}
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		if !slices.Contains(targets, name) {
+			t.Fatalf("KUBEOPERA_CHAOS_TARGETS: %q is none of %s", name, strings.Join(targets, ", "))
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 // round sends its requests and, at a random moment in the first
@@ -96,10 +114,14 @@ func (p *platform) round(ctx context.Context, t *testing.T, rng *rand.Rand, i in
 	for _, r := range reqs {
 		r.round, r.target = i, target
 	}
+	// Requests start at random moments in the window too, so some of them
+	// are in flight when the kill falls.
 	killAt := time.Duration(rng.Int64N(int64(killWindow)))
 	var wg sync.WaitGroup
 	for _, r := range reqs {
+		sendAt := time.Duration(rng.Int64N(int64(killWindow)))
 		wg.Go(func() {
+			time.Sleep(sendAt)
 			if r.kind == "teardown" {
 				p.teardown(ctx, r)
 			} else {
@@ -178,17 +200,30 @@ func allFine(s []settled) bool {
 	return true
 }
 
-// leftovers counts, as leaked under "end", every local cluster directory
-// on the machine whose HostCluster is gone.
+// leftovers looks at the whole platform once the rounds are done: every
+// cluster that exists is classified again (a later round's kill may have
+// harmed an earlier round's cluster), and every local cluster directory on
+// the machine whose HostCluster is gone is leaked. Bad outcomes count
+// under "end".
 func (p *platform) leftovers(ctx context.Context, t *testing.T, tbl table) {
 	w, err := p.observe(ctx)
 	if err != nil {
 		t.Errorf("observe the platform at the end: %v", err)
 		return
 	}
+	names := map[string]bool{}
+	for _, r := range w.rows {
+		names[r.name] = true
+	}
 	have := map[string]bool{}
 	for _, hc := range w.hcs {
-		have[hc.Name] = true
+		have[hc.Name], names[hc.Spec.DisplayName] = true, true
+	}
+	for _, name := range keys(names) {
+		if o, detail := classify(request{kind: "provision", name: name}, w); o.bad() {
+			tbl.add("end", o)
+			t.Logf("end: cluster %s is %s: %s", name, o, detail)
+		}
 	}
 	entries, _ := os.ReadDir(p.env.LocalClusters)
 	for _, e := range entries {

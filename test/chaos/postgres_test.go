@@ -42,7 +42,14 @@ type postgres struct {
 // startPostgres makes a cluster in a new directory and starts it.
 func startPostgres(ctx context.Context, t *testing.T) *postgres {
 	t.Helper()
-	p := &postgres{dir: t.TempDir()}
+	// Not under t.TempDir: its parent is root's alone (0700), and the
+	// server runs as the postgres user.
+	dir, err := os.MkdirTemp("", "kubeopera-chaos-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	p := &postgres{dir: dir}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
