@@ -75,8 +75,28 @@ func killAndRestartAPIServer(dir string, pid int) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("restart kube-apiserver: %w", err)
 	}
-	go func() { _ = cmd.Wait() }() // reap it whenever the cluster's removal stops it
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }() // reap it whenever the cluster's removal stops it
+	go stopWithDir(cmd.Process, dir, exited)
 	return os.WriteFile(filepath.Join(dir, "kube-apiserver.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+}
+
+// stopWithDir kills proc once dir is gone, as a kubelet stops a static
+// pod whose manifest was removed: a restart that raced the cluster's
+// removal (after it read the PID files) must not count as the provider's
+// leak.
+func stopWithDir(proc *os.Process, dir string, exited <-chan struct{}) {
+	for {
+		select {
+		case <-exited:
+			return
+		case <-time.After(time.Second):
+		}
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			_ = proc.Kill()
+			return
+		}
+	}
 }
 
 // running reports whether pid exists and is not a zombie.

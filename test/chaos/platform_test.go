@@ -35,6 +35,26 @@ type platform struct {
 	controller *component
 	url, token string
 	mc         client.Client
+	// logs holds the server's and the controller's logs; kept when the
+	// test fails.
+	logs string
+}
+
+// keptLogs is a directory for the processes' logs that outlives a failed
+// test (the environment's own directory is removed at its end).
+func keptLogs(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "kubeopera-chaos-logs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the server's and the controller's logs are kept in %s", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	})
+	return dir
 }
 
 func startPlatform(ctx context.Context, t *testing.T) *platform {
@@ -49,7 +69,7 @@ func startPlatform(ctx context.Context, t *testing.T) *platform {
 			t.Fatalf("bin/%s: run 'make build' first (make test-chaos does): %v", f, err)
 		}
 	}
-	p := &platform{pg: startPostgres(ctx, t)}
+	p := &platform{pg: startPostgres(ctx, t), logs: keptLogs(t)}
 	if p.env, err = devenv.Start(ctx); err != nil {
 		t.Fatalf("management sandbox, git server and chart repository (bin/k8s and bin/flux come from 'make testbin'): %v", err)
 	}
@@ -99,7 +119,7 @@ func (p *platform) processEnv() ([]string, error) {
 func (p *platform) serverProcess(t *testing.T, bin string, env []string) *component {
 	listen := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	p.url = "http://" + listen
-	return &component{name: "server", env: env, log: filepath.Join(p.env.Dir, "server.log"),
+	return &component{name: "server", env: env, log: filepath.Join(p.logs, "server.log"),
 		ready: httpReady(p.url + "/readyz"),
 		args: []string{filepath.Join(bin, "kubeopera"), "server", "--database", p.pg.URL(), "--data-dir", t.TempDir(),
 			"--listen", listen, "--plugin-dir", filepath.Join(bin, "plugins"),
@@ -112,7 +132,7 @@ func (p *platform) serverProcess(t *testing.T, bin string, env []string) *compon
 // restarted controller waits out the lease its killed self held.
 func (p *platform) controllerProcess(t *testing.T, bin string, env []string) *component {
 	probe := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	return &component{name: "controller", env: env, log: filepath.Join(p.env.Dir, "controller.log"),
+	return &component{name: "controller", env: env, log: filepath.Join(p.logs, "controller.log"),
 		ready: httpReady("http://" + probe + "/readyz"),
 		args: []string{filepath.Join(bin, "kubeopera"), "controller", "--database", p.pg.URL(), "--data-dir", t.TempDir(),
 			"--kubeconfig", p.env.Management.KubeconfigPath, "--plugin-dir", filepath.Join(bin, "plugins"),
