@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -73,6 +74,15 @@ func startPlatform(ctx context.Context, t *testing.T) *platform {
 	if p.env, err = devenv.Start(ctx); err != nil {
 		t.Fatalf("management sandbox, git server and chart repository (bin/k8s and bin/flux come from 'make testbin'): %v", err)
 	}
+	// Runs after the environment stops: a cluster leaked without its
+	// directory is out of the provider's sight, and must not outlive the
+	// test that found it.
+	clusters := p.env.LocalClusters
+	t.Cleanup(func() {
+		for _, pid := range pidsNaming(clusters) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	t.Cleanup(func() {
 		if err := p.env.Stop(); err != nil {
 			t.Errorf("stop the environment: %v", err)
