@@ -64,11 +64,12 @@ func (p *platform) killPlugin(ctx context.Context) error {
 }
 
 // killAPIServer kills the kube-apiserver of one of this round's clusters
-// once one runs, else of any local cluster; within 30 s.
+// once one runs, else of any local cluster; within a minute (a loaded
+// machine may take that long to start the first cluster's).
 func (p *platform) killAPIServer(ctx context.Context, reqs []*request) error {
 	var dir string
 	var pid int
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		var prefer []string
 		reqMu.Lock()
 		defer reqMu.Unlock()
