@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
+.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-chaos test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
 
 all: build
 
@@ -133,6 +133,18 @@ test-aws:
 # `make test` for its cost).
 test-fleet: testbin
 	KUBEOPERA_TEST_FLEET=1 $(GO) test -count=1 -timeout 20m -v -run 'TestClustersOnboardedAtOnceAllBecomeReady' ./host/pipeline/
+
+# The crash test (test/chaos): the real server and controller as separate
+# processes on one PostgreSQL (its own, so it can be killed) and a
+# management sandbox, with the local provider; each round provisions or
+# tears down, SIGKILLs one of the server, the controller, the plugin,
+# PostgreSQL or a cluster's kube-apiserver, restarts it, and classifies
+# every cluster. CHAOS_ROUNDS (default 30, about 3 minutes each) and
+# KUBEOPERA_CHAOS_WAIT (default 3m) shorten it; KUBEOPERA_CHAOS_SEED
+# replays a run. Not part of `make test`: it takes over an hour.
+CHAOS_ROUNDS ?= 30
+test-chaos: build testbin
+	KUBEOPERA_TEST_CHAOS=1 KUBEOPERA_CHAOS_ROUNDS=$(CHAOS_ROUNDS) $(GO) test -count=1 -timeout 4h -v -run 'TestChaos' ./test/chaos/
 
 test-node: testbin image
 	hack/build-node.sh
