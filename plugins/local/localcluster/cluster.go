@@ -56,6 +56,15 @@ func Create(root string, spec Spec, starter ...string) error {
 	return err
 }
 
+// removeStaged removes what a plugin killed inside stage left beside the
+// cluster's directory: nothing ever ran from it.
+func (c cluster) removeStaged() {
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(c.dir), "."+filepath.Base(c.dir)+".staging-*"))
+	for _, d := range left {
+		_ = os.RemoveAll(d)
+	}
+}
+
 // stage makes the cluster's directory with its spec and state in one
 // step: written into a directory beside it (a name CheckID refuses, so no
 // listing takes it for a cluster), then renamed into place. A crash leaves
@@ -139,6 +148,7 @@ func Remove(root, id string) error {
 	if err != nil {
 		return err
 	}
+	c.removeStaged()
 	if _, err := os.Stat(c.dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -232,6 +232,17 @@ func TestCreateAfterACrashInItsWindow(t *testing.T) {
 			if len(left) != 0 {
 				t.Errorf("staging directories left: %v", left)
 			}
+			// A plugin killed inside stage leaves its staging directory:
+			// the teardown removes it with the cluster.
+			if err := os.Mkdir(filepath.Join(root, ".c3.staging-123"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := Remove(root, "c3"); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(root, "*c3*")); len(left) != 0 {
+				t.Errorf("after the teardown: %v left", left)
+			}
 		})
 	}
 }
