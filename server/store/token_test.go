@@ -13,8 +13,13 @@ func TestTokenRoundTripAndTouch(t *testing.T) {
 		clock := useFakeClock(s)
 		// A login token names the user it was issued to (PostgreSQL reads it
 		// with a statement of its own).
+		u := &User{Username: "ci-user", Email: "ci@example.com", PasswordHash: "x", Role: UserRoleViewer}
+		if err := s.CreateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		expires := clock.Now().Add(time.Hour)
 		in := Token{Name: "ci", Role: "admin", Hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-			UserID: "5b1f0c4e-0d4a-4f4e-9a51-1f2f8d3c6a70"}
+			UserID: u.ID, ExpiresAt: &expires} // a login token always expires
 		if err := s.CreateToken(ctx, &in); err != nil {
 			t.Fatal(err)
 		}
@@ -26,6 +31,12 @@ func TestTokenRoundTripAndTouch(t *testing.T) {
 			t.Fatal(err)
 		}
 		got.CreatedAt = utc(got.CreatedAt)
+		if got.ExpiresAt != nil {
+			e := utc(*got.ExpiresAt)
+			got.ExpiresAt = &e
+		}
+		e := utc(*in.ExpiresAt)
+		in.ExpiresAt = &e
 		if !reflect.DeepEqual(*got, in) {
 			t.Errorf("TokenByHash =\n %+v\nwant\n %+v (LastUsedAt nil)", *got, in)
 		}
