@@ -57,7 +57,7 @@ var requestMessages = map[v1alpha1.Phase]string{
 	v1alpha1.PhasePending:     "waiting for the controller to take the cluster up",
 	v1alpha1.PhaseTearingDown: "teardown requested: the provider plugin destroys the cluster's cloud resources; the cluster stays listed until they are gone",
 	v1alpha1.PhaseUpdating:    "change requested: the provider plugin moves the cluster to its desired shape; the phase is Updating until it is done",
-	v1alpha1.PhaseDeleting:    "disconnect requested: waiting for the controller to remove KubeOpera's objects for this cluster",
+	v1alpha1.PhaseDeleting:    "disconnecting: waiting for the controller to remove KubeOpera's objects for this cluster",
 }
 
 // Exists reads the HostCluster from the API server, not the cache.
