@@ -79,7 +79,7 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/session":          {id: "signIn", tag: "session", errors: []int{401, 429}},
 	"GET /api/v1/session":           {id: "getSession", tag: "session"},
 	"POST /api/v1/session/tokens":   {id: "exchangePasswordForToken", tag: "session", errors: []int{401, 429}},
-	"DELETE /api/v1/session":        {id: "signOut", tag: "session", errors: []int{400}},
+	"DELETE /api/v1/session":        {id: "signOut", tag: "session"},
 	"POST /api/v1/session/password": {id: "changeOwnPassword", tag: "session", errors: []int{401, 429}},
 
 	"GET /api/v1/auth/methods":       {id: "getSignInMethods", tag: "session"},

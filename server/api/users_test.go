@@ -151,6 +151,8 @@ func TestSuperAdminAndLastAdminAreProtected(t *testing.T) {
 	}
 	code, body = e.do(http.MethodPost, "/api/v1/users/"+root.ID+"/disable", rootTok, nil)
 	mustStatus(t, "the last admin disables itself", code, body, 409)
+	code, body = e.do(http.MethodDelete, "/api/v1/users/"+root.ID, rootTok, nil)
+	mustStatus(t, "the last admin deletes itself", code, body, 409)
 	code, body = e.do(http.MethodDelete, "/api/v1/users/"+root.ID, e.admin, nil)
 	mustStatus(t, "a script's token deletes the super-admin", code, body, 403)
 	if code, _ := e.do(http.MethodGet, "/api/v1/users", rootTok, nil); code != 200 {
