@@ -47,6 +47,7 @@ type controllerOptions struct {
 	retryWindow   time.Duration
 	pollInterval  time.Duration
 	repairEvery   time.Duration
+	autoRetries   int
 	kubeconfigArg string
 	chart         fluxinstall.Chart
 	chartCache    string
@@ -84,6 +85,7 @@ func reconcileFlags(fs *pflag.FlagSet, o *controllerOptions) {
 	fs.IntVar(&o.burst, "management-burst", defaultManagementBurst, "requests the controller may send the management cluster in a burst above --management-qps")
 	fs.DurationVar(&o.retryWindow, "access-retry-window", 5*time.Minute, "how long an unreachable cluster is retried before it is Failed")
 	fs.DurationVar(&o.pollInterval, "poll-interval", 10*time.Second, "how often a provisioning operation is polled")
+	fs.IntVar(&o.autoRetries, "auto-retries", 3, "how often a provisioning the plugin failed as RETRYABLE is started again before it is Failed (0: never)")
 	fs.DurationVar(&o.repairEvery, "repair-interval", time.Minute, "how often cluster rows and HostClusters are repaired after crashes (also at start-up)")
 	fs.StringVar(&o.chart.RepoURL, "flux-chart-repo", "", "Helm repository of the Flux chart (default: the fluxcd-community repository)")
 	fs.StringVar(&o.chart.Version, "flux-chart-version", "", "version of the flux2 chart (default: the version this release was tested with)")
@@ -154,7 +156,7 @@ func newControllerManager(cfg *rest.Config, o controllerOptions, creds credresol
 		return nil, fmt.Errorf("controller manager: %w", err)
 	}
 	r := &controller.Reconciler{Providers: controller.HostProviders(host), Credentials: creds,
-		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval,
+		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval, AutoRetries: &o.autoRetries,
 		Pipeline: pipeline.New(pipeline.Options{Management: mgr.GetClient(), Reader: mgr.GetAPIReader(), Chart: o.chart, ChartCache: o.chartCache,
 			DefaultPullSecret: o.pullSecret, ImageRegistry: o.imageRegistry, Version: version})}
 	if err := r.SetupWithManager(mgr, o.concurrency); err != nil {

@@ -48,6 +48,7 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().StringVar(&pluginDir, "plugin-dir", plugin.DirFromEnv(), "directory of provider plugins (env KUBEOPERA_PLUGIN_DIR)")
 	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "", "also write the management sandbox's admin kubeconfig here (removed on exit)")
 	cmd.Flags().DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "how often a provisioning operation is polled")
+	cmd.Flags().IntVar(&o.autoRetries, "auto-retries", 3, "how often a provisioning the plugin failed as RETRYABLE is started again before it is Failed (0: never)")
 	return cmd
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // Automatic retries of a provisioning that failed with class RETRYABLE:
-// at most maxAutoRetries, the first after autoRetryBase, doubling.
+// at most maxAutoRetries (Reconciler.AutoRetries when set), the first
+// after autoRetryBase, doubling.
 const (
 	maxAutoRetries = 3
 	autoRetryBase  = 30 * time.Second
@@ -33,7 +34,8 @@ func (r *Reconciler) provisionFailed(ctx context.Context, hc *v1.HostCluster, st
 			msg+"; the plugin says starting it again cannot succeed: tear the cluster down and create it again with other inputs")
 	case sdk.Retryable:
 		n, _ := strconv.Atoi(hc.Annotations[v1.AutoRetriesAnnotation])
-		if n >= maxAutoRetries {
+		max := r.autoRetries()
+		if n >= max {
 			return stall(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed,
 				fmt.Sprintf("%s; failed again after %d automatic retries: retry it yourself once the cause is fixed", msg, n))
 		}
@@ -42,7 +44,16 @@ func (r *Reconciler) provisionFailed(ctx context.Context, hc *v1.HostCluster, st
 			return err
 		}
 		after := autoRetryBase << n
-		return step.Retry(after, "%s; retrying automatically in %s (%d of %d)", msg, after, n+1, maxAutoRetries)
+		return step.Retry(after, "%s; retrying automatically in %s (%d of %d)", msg, after, n+1, max)
 	}
 	return stall(hc, v1.ConditionProvisioned, v1.ReasonProvisioningFailed, msg)
+}
+
+// autoRetries is the cap of automatic retries: Reconciler.AutoRetries, or
+// maxAutoRetries when unset.
+func (r *Reconciler) autoRetries() int {
+	if r.AutoRetries == nil {
+		return maxAutoRetries
+	}
+	return *r.AutoRetries
 }

@@ -63,6 +63,9 @@ type Reconciler struct {
 	AccessRetryWindow time.Duration
 	// PollInterval is how often a provisioning operation is polled (10s).
 	PollInterval time.Duration
+	// AutoRetries caps the automatic retries of a provisioning its plugin
+	// failed as RETRYABLE (nil: maxAutoRetries; 0: never).
+	AutoRetries *int
 	// CleanupTimeout bounds the cleanup on the target at disconnect, from
 	// the deletion on (30s).
 	CleanupTimeout time.Duration

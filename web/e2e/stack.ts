@@ -103,7 +103,9 @@ async function startDev(state: StackState) {
   mkdirSync(tmp);
   state.kubeconfig = join(dir, 'kubeconfig');
   state.pids.push(start(dir, 'dev', ['dev', '--listen', `127.0.0.1:${port}`, '--plugin-dir', join(repo, 'bin/plugins'),
-    '--kubeconfig-out', state.kubeconfig, '--poll-interval', '500ms'], { TMPDIR: tmp }));
+    // --auto-retries 0: a local cluster whose start is killed stays Failed
+    // for the retry spec, instead of being started again by the controller.
+    '--kubeconfig-out', state.kubeconfig, '--poll-interval', '500ms', '--auto-retries', '0'], { TMPDIR: tmp }));
   save(state);
   const log = join(dir, 'dev.log');
   const banner = await until('kubeopera dev', 300_000, () => {
