@@ -37,6 +37,24 @@ func markReady(t *testing.T, k *Kube, id string) {
 	}
 }
 
+// startKube is a Registry on a fresh management sandbox with the CRD.
+func startKube(t *testing.T) *Kube {
+	t.Helper()
+	sb, err := sandbox.Start(context.Background(), sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sb.Stop() })
+	k, err := NewKube(sb.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.EnsureNamespace(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 // race runs the requests at once and returns how many were accepted and
 // the refusals.
 func race(reqs ...func() (Observed, error)) (accepted int, refused []error) {
@@ -62,18 +80,7 @@ func race(reqs ...func() (Observed, error)) (accepted int, refused []error) {
 // as conflicts (409 for the API), and what was accepted shows at once.
 func TestConflictingRequestsExactlyOneAccepted(t *testing.T) {
 	ctx := context.Background()
-	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Stop()
-	k, err := NewKube(sb.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := k.EnsureNamespace(ctx); err != nil {
-		t.Fatal(err)
-	}
+	k := startKube(t)
 	cacheCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	if err := k.StartCache(cacheCtx); err != nil {
@@ -137,18 +144,7 @@ func TestConflictingRequestsExactlyOneAccepted(t *testing.T) {
 // missing HostCluster is ErrNoHostCluster.
 func TestRetryRefusalsOnARealAPIServer(t *testing.T) {
 	ctx := context.Background()
-	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Stop()
-	k, err := NewKube(sb.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := k.EnsureNamespace(ctx); err != nil {
-		t.Fatal(err)
-	}
+	k := startKube(t)
 	if _, err := k.Retry(ctx, "nope"); !errors.Is(err, ErrNoHostCluster) {
 		t.Errorf("retry of a missing HostCluster: %v, want ErrNoHostCluster", err)
 	}
@@ -179,18 +175,7 @@ func TestRetryRefusalsOnARealAPIServer(t *testing.T) {
 // again cannot succeed.
 func TestRetryOfATerminalFailureIsRefused(t *testing.T) {
 	ctx := context.Background()
-	sb, err := sandbox.Start(ctx, sandbox.Options{CRDDirs: []string{"../../config/crd/bases"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Stop()
-	k, err := NewKube(sb.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := k.EnsureNamespace(ctx); err != nil {
-		t.Fatal(err)
-	}
+	k := startKube(t)
 	if err := k.Create(ctx, Spec{ID: "t1", Mode: Provision, Provider: "local", Plugin: "local"}); err != nil {
 		t.Fatal(err)
 	}
