@@ -7,39 +7,31 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/server/access"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// Role is what a token may do. Roles are ordered: each includes the ones
-// below it.
-type Role string
+// Role is what a caller may do; the roles and their order are
+// access's, the one list.
+type Role = access.Role
 
-// The roles.
+// The roles, as the route table names them.
 const (
-	Anonymous     Role = ""
-	Viewer        Role = "viewer"
-	PlatformAdmin Role = "platform-admin"
+	Anonymous     = access.Anonymous
+	Member        = access.Member
+	Viewer        = access.Viewer
+	Operator      = access.Operator
+	Admin         = access.Admin
+	PlatformAdmin = access.PlatformAdmin
 )
 
-// Roles lists the roles a token or user can have, lowest first: the
-// document's enum, and what ParseRole accepts.
-var Roles = []Role{Viewer, PlatformAdmin}
-
-var roleRank = map[Role]int{Anonymous: 0, Viewer: 1, PlatformAdmin: 2}
-
-// ParseRole accepts the name of a role a token can have.
-func ParseRole(s string) (Role, error) {
-	if r := Role(s); slices.Contains(Roles, r) {
-		return r, nil
-	}
-	return "", errors.New(`role must be "viewer" or "platform-admin"`)
-}
+// ParseRole accepts the name of a global role (a user's or a token's).
+func ParseRole(s string) (Role, error) { return access.ParseGlobal(s) }
 
 // tokenPrefix marks KubeOpera API tokens, so secret scanners can find them.
 const tokenPrefix = "kop_"
@@ -120,7 +112,7 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 // admit lets p through when its role suffices for need.
 func admit(c *fiber.Ctx, p principal, need Role) error {
 	c.Locals(principalKey, p)
-	if roleRank[p.Role] < roleRank[need] {
+	if !p.Role.AtLeast(need) {
 		return problem(http.StatusForbidden, "this needs the %s role; token %q has %s", need, p.Name, p.Role)
 	}
 	return c.Next()

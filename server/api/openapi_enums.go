@@ -9,6 +9,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/server/access"
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/health"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -21,7 +22,7 @@ import (
 
 // enumTypes are the named types whose every value is in a list.
 var enumTypes = map[reflect.Type][]any{
-	reflect.TypeFor[Role]():             enumOf(Roles),
+	reflect.TypeFor[Role]():             enumOf(access.GlobalRoles),
 	reflect.TypeFor[store.Source]():     sourceEnum(),
 	reflect.TypeFor[sdk.Availability](): enumOf(sdk.Availabilities),
 	reflect.TypeFor[v1alpha1.Phase]():   phaseEnum(),

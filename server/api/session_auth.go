@@ -34,7 +34,7 @@ func (s *server) authorizeSession(c *fiber.Ctx, need Role) error {
 		return problem(http.StatusForbidden, "missing or wrong %s header: a request that changes something must send the token GET /api/v1/session returned", csrfHeader)
 	}
 	c.Locals(sessionLocal, sessionAndUser{sess, u})
-	if roleRank[p.Role] < roleRank[need] {
+	if !p.Role.AtLeast(need) {
 		return problem(http.StatusForbidden, "this needs the %s role; user %q has %s", need, p.Name, p.Role)
 	}
 	return c.Next()

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/server/store"
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 // sessionEnv is an API whose sessions run on a clock the test moves.
@@ -232,7 +232,7 @@ func TestNewUserChecksItsFields(t *testing.T) {
 		t.Error("NewUser accepted an unknown role")
 	}
 	u, err := NewUser("ops", "ops@example.com", "correct-horse-battery", Viewer)
-	if err != nil || u.Role != store.UserRoleViewer || strings.Contains(u.PasswordHash, "correct-horse") {
+	if err != nil || u.Role != access.Viewer || strings.Contains(u.PasswordHash, "correct-horse") {
 		t.Errorf("NewUser = %+v, %v", u, err)
 	}
 }

@@ -19,7 +19,7 @@ func TestTeamsOwnClustersAndMembersHaveRoles(t *testing.T) {
 		if _, err := s.CreateTeam(ctx, "team-a"); !errors.As(err, &conflict) {
 			t.Errorf("a second team-a: %v, want a ConflictError", err)
 		}
-		u := User{Email: "ann@example.com", Username: "ann", PasswordHash: "x", Role: string(access.Member)}
+		u := User{Email: "ann@example.com", Username: "ann", PasswordHash: "x", Role: access.Member}
 		if err := s.CreateUser(ctx, &u); err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestExternalMembershipsAreReplacedAndLocalOnesKept(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		u := User{Email: "bo@example.com", Username: "bo", PasswordHash: "x", Role: string(access.Member)}
+		u := User{Email: "bo@example.com", Username: "bo", PasswordHash: "x", Role: access.Member}
 		if err := s.CreateUser(ctx, &u); err != nil {
 			t.Fatal(err)
 		}
