@@ -53,7 +53,7 @@ func TestUserUniquenessIsReportedPerField(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Viewers and plain admins are not limited in number.
-		for i, role := range []string{access.Viewer, access.Viewer, access.PlatformAdmin} {
+		for i, role := range []access.Role{access.Viewer, access.Viewer, access.PlatformAdmin} {
 			u := &User{Email: fmt.Sprintf("u%d@example.com", i), Username: fmt.Sprintf("user-%d", i), PasswordHash: "h", Role: role}
 			if err := s.CreateUser(ctx, u); err != nil {
 				t.Fatalf("user %d (%s): %v", i, role, err)
