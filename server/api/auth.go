@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -68,15 +69,16 @@ const principalKey = "principal"
 // On a route that confirms the token itself (confirms; see
 // principalCache) a cached principal admits the request provisionally, and
 // confirmToken finishes the decision.
-func (s *server) authorize(need Role, confirms bool) fiber.Handler {
+func (s *server) authorize(need Role, sc scope, confirms bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if need == Anonymous {
 			return c.Next()
 		}
+		c.Locals(needKey, need)
 		// The dashboard signs in with a session cookie (session_auth.go);
 		// a bearer token, when sent, takes precedence.
 		if c.Get(fiber.HeaderAuthorization) == "" && c.Cookies(sessionCookie) != "" {
-			return s.authorizeSession(c, need)
+			return s.authorizeSession(c, need, sc)
 		}
 		token, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
 		if !ok {
@@ -87,7 +89,7 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 		if confirms {
 			if p, ok := s.principals.get(hash, now); ok {
 				c.Locals(unconfirmedKey, hash)
-				return admit(c, p, need)
+				return s.admit(c, p, need, sc)
 			}
 		}
 		t, err := s.store.TokenByHash(c.UserContext(), hash)
@@ -105,17 +107,36 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 			s.principals.put(hash, t, now)
 		}
 		s.tokenUsage.record(t.ID, now)
-		return admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role), UserID: t.UserID}, need)
+		return s.admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role), UserID: t.UserID}, need, sc)
 	}
 }
 
-// admit lets p through when its role suffices for need.
-func admit(c *fiber.Ctx, p principal, need Role) error {
+// admit lets p through when its role suffices for need: its global role
+// on a global route, its role on the cluster's or credential's team on a
+// route of one (placed.go).
+func (s *server) admit(c *fiber.Ctx, p principal, need Role, sc scope) error {
 	c.Locals(principalKey, p)
+	if sc != globalScope {
+		return s.admitPlaced(c, p, need, sc)
+	}
+	if need == Operator || need == Admin {
+		// The request names its team (a cluster or credential to make):
+		// the handler checks the role there (mayOnTeam).
+		need = Member
+	}
 	if !p.Role.AtLeast(need) {
-		return problem(http.StatusForbidden, "this needs the %s role; token %q has %s", need, p.Name, p.Role)
+		return problem(http.StatusForbidden, "this needs the %s role; %s has %s", need, p.describe(), p.Role)
 	}
 	return c.Next()
+}
+
+// describe names p in a refusal: a token by name, a user signed in to the
+// dashboard by username.
+func (p principal) describe() string {
+	if p.TokenID == "" {
+		return fmt.Sprintf("user %q", p.Name)
+	}
+	return fmt.Sprintf("token %q", p.Name)
 }
 
 func refuseToken(c *fiber.Ctx, name string) error {

@@ -41,6 +41,10 @@ func badge(status string) string {
 type clusterView struct {
 	store.Cluster
 	Badge string `json:"badge"`
+	// Role is the caller's role on the cluster (its team's, or the
+	// caller's global one): the dashboard offers only what it allows; the
+	// server still decides each request.
+	Role Role `json:"role,omitempty"`
 	// Nodes is the per-node breakdown of a self-registered cluster, read
 	// live; NodesError says why it is missing when it could not be read.
 	Nodes      []inspect.NodeInfo `json:"nodes,omitempty"`

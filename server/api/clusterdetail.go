@@ -65,6 +65,7 @@ func newDetailCaches() detailCaches {
 func (s *server) describe(c *fiber.Ctx, row store.Cluster) clusterDetail {
 	d := clusterDetail{clusterView: view(row), Conditions: []hostclusters.Condition{}, Events: []hostclusters.Event{},
 		DisconnectNotice: disconnectNotice(&row)}
+	d.Role = roleHere(c)
 	ctx, done := c.UserContext(), make(chan struct{})
 	go func() {
 		defer close(done)
