@@ -40,6 +40,10 @@ var GlobalRoles = []Role{Member, Viewer, PlatformAdmin}
 // TeamRoles are the roles a user has on one team, lowest first.
 var TeamRoles = []Role{Viewer, Operator, Admin}
 
+// ObjectRoles are what a caller may have on one team's cluster or
+// credential: a team role, or PlatformAdmin.
+var ObjectRoles = []Role{Viewer, Operator, Admin, PlatformAdmin}
+
 var rank = map[Role]int{Anonymous: 0, Member: 1, Viewer: 2, Operator: 3, Admin: 4, PlatformAdmin: 5}
 
 // AtLeast reports whether r includes need.

@@ -31,8 +31,8 @@ var enumTypes = map[reflect.Type][]any{
 // enumFields are plain string fields of response types whose values come
 // from a list, by the type and the field's JSON name.
 var enumFields = map[reflect.Type]map[string][]any{
-	reflect.TypeFor[clusterView]():       {"status": phaseEnum(), "badge": enumOf(ClusterBadges)},
-	reflect.TypeFor[clusterDetail]():     {"status": phaseEnum(), "badge": enumOf(ClusterBadges)},
+	reflect.TypeFor[clusterView]():       {"status": phaseEnum(), "badge": enumOf(ClusterBadges), "role": enumOf(access.ObjectRoles)},
+	reflect.TypeFor[clusterDetail]():     {"status": phaseEnum(), "badge": enumOf(ClusterBadges), "role": enumOf(access.ObjectRoles)},
 	reflect.TypeFor[lifecycleResponse](): {"status": phaseEnum()},
 	reflect.TypeFor[health.Score]():      {"badge": enumOf(health.Badges)},
 	reflect.TypeFor[federation.Row]():    {"badge": enumOf(health.Badges), "status": phaseEnum(), "statusBadge": enumOf(ClusterBadges)},
