@@ -43,7 +43,8 @@ func (e ClusterBadge) Valid() bool {
 
 // Defines values for ClusterRole.
 const (
-	ClusterRoleMember        ClusterRole = "member"
+	ClusterRoleAdmin         ClusterRole = "admin"
+	ClusterRoleOperator      ClusterRole = "operator"
 	ClusterRolePlatformAdmin ClusterRole = "platform-admin"
 	ClusterRoleViewer        ClusterRole = "viewer"
 )
@@ -51,7 +52,9 @@ const (
 // Valid indicates whether the value is a known member of the ClusterRole enum.
 func (e ClusterRole) Valid() bool {
 	switch e {
-	case ClusterRoleMember:
+	case ClusterRoleAdmin:
+		return true
+	case ClusterRoleOperator:
 		return true
 	case ClusterRolePlatformAdmin:
 		return true
@@ -160,7 +163,8 @@ func (e ClusterDetailBadge) Valid() bool {
 
 // Defines values for ClusterDetailRole.
 const (
-	ClusterDetailRoleMember        ClusterDetailRole = "member"
+	ClusterDetailRoleAdmin         ClusterDetailRole = "admin"
+	ClusterDetailRoleOperator      ClusterDetailRole = "operator"
 	ClusterDetailRolePlatformAdmin ClusterDetailRole = "platform-admin"
 	ClusterDetailRoleViewer        ClusterDetailRole = "viewer"
 )
@@ -168,7 +172,9 @@ const (
 // Valid indicates whether the value is a known member of the ClusterDetailRole enum.
 func (e ClusterDetailRole) Valid() bool {
 	switch e {
-	case ClusterDetailRoleMember:
+	case ClusterDetailRoleAdmin:
+		return true
+	case ClusterDetailRoleOperator:
 		return true
 	case ClusterDetailRolePlatformAdmin:
 		return true

@@ -892,7 +892,7 @@ export interface components {
             ready_node_count: number;
             region: string;
             /** @enum {string} */
-            role?: "member" | "viewer" | "platform-admin";
+            role?: "viewer" | "operator" | "admin" | "platform-admin";
             /** @enum {string} */
             source: "self_registered" | "connected_existing" | "provisioned_vanilla" | "provisioned_eks" | "provisioned";
             /** @enum {string} */
@@ -933,7 +933,7 @@ export interface components {
             ready_node_count: number;
             region: string;
             /** @enum {string} */
-            role?: "member" | "viewer" | "platform-admin";
+            role?: "viewer" | "operator" | "admin" | "platform-admin";
             /** @enum {string} */
             source: "self_registered" | "connected_existing" | "provisioned_vanilla" | "provisioned_eks" | "provisioned";
             /** @enum {string} */
@@ -4918,11 +4918,11 @@ export const pathsApiV1ClustersGetParametersQueryPhaseValues: ReadonlyArray<Flat
 export const pathsApiV1ClustersGetParametersQuerySourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const pathsApiV1ClustersIdKubeconfigGetParametersQueryAdminValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters/{id}/kubeconfig"]["get"]["parameters"]["query"]["admin"]> = ["true", "false"];
 export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["badge"]> = ["green", "amber", "red", "gray"];
-export const clusterRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["role"]> = ["member", "viewer", "platform-admin"];
+export const clusterRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["role"]> = ["viewer", "operator", "admin", "platform-admin"];
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const clusterDetailBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["badge"]> = ["green", "amber", "red", "gray"];
-export const clusterDetailRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["role"]> = ["member", "viewer", "platform-admin"];
+export const clusterDetailRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["role"]> = ["viewer", "operator", "admin", "platform-admin"];
 export const clusterDetailSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const healthScoreBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthScore"]["badge"]> = ["green", "amber", "red", "unknown"];
