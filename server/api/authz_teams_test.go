@@ -184,3 +184,11 @@ func (e *env) memberToken(name string, global, onA Role) string {
 	}
 	return tok
 }
+
+// ensureTeamA makes the team memberToken puts its users in.
+func (e *env) ensureTeamA(t *testing.T) {
+	t.Helper()
+	if _, err := e.st.CreateTeam(context.Background(), "team-a"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -45,6 +45,9 @@ type clusterView struct {
 	// caller's global one): the dashboard offers only what it allows; the
 	// server still decides each request.
 	Role Role `json:"role,omitempty"`
+	// Actions are what the caller may ask of the cluster now, each with
+	// the reason when it may not.
+	Actions *clusterActions `json:"actions,omitempty"`
 	// Nodes is the per-node breakdown of a self-registered cluster, read
 	// live; NodesError says why it is missing when it could not be read.
 	Nodes      []inspect.NodeInfo `json:"nodes,omitempty"`

@@ -54,6 +54,8 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 		if f.Status == "" || r.Status == f.Status {
 			v := view(r)
 			v.Role = roleOn(r.Team)
+			a := actionsFor(&r, v.Role)
+			v.Actions = &a
 			out.Items = append(out.Items, v)
 		}
 	}

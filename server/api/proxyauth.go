@@ -43,7 +43,7 @@ func (a ProxyAuth) Authenticate(ctx context.Context, r *http.Request, cluster st
 		return k8sproxy.Identity{}, err
 	}
 	if role == Anonymous {
-		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusNotFound, "cluster \""+cluster+"\" not found")
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusNotFound, "cluster \""+cluster+"\" does not exist")
 	}
 	id.Role = string(role)
 	return id, nil
