@@ -743,6 +743,36 @@ type AuditPage struct {
 
 // Cluster defines model for Cluster.
 type Cluster struct {
+	Actions *struct {
+		AdminKubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"adminKubeconfig"`
+		Disconnect struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"disconnect"`
+		Kubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"kubeconfig"`
+		Retry struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"retry"`
+		Scale struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"scale"`
+		Teardown struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"teardown"`
+		Upgrade struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"upgrade"`
+	} `json:"actions,omitempty"`
 	Badge             ClusterBadge  `json:"badge"`
 	ClusterUid        *string       `json:"cluster_uid,omitempty"`
 	CreatedAt         time.Time     `json:"created_at"`
@@ -789,6 +819,36 @@ type ClusterCondition struct {
 
 // ClusterDetail defines model for ClusterDetail.
 type ClusterDetail struct {
+	Actions *struct {
+		AdminKubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"adminKubeconfig"`
+		Disconnect struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"disconnect"`
+		Kubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"kubeconfig"`
+		Retry struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"retry"`
+		Scale struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"scale"`
+		Teardown struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"teardown"`
+		Upgrade struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"upgrade"`
+	} `json:"actions,omitempty"`
 	Badge             ClusterDetailBadge  `json:"badge"`
 	ClusterUid        *string             `json:"cluster_uid,omitempty"`
 	Conditions        []ClusterCondition  `json:"conditions"`

@@ -873,6 +873,36 @@ export interface components {
             next: string;
         };
         Cluster: {
+            actions?: {
+                adminKubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                disconnect: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                kubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                retry: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                scale: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                teardown: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                upgrade: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+            };
             /** @enum {string} */
             badge: "green" | "amber" | "red" | "gray";
             cluster_uid?: string;
@@ -910,6 +940,36 @@ export interface components {
             type: string;
         };
         ClusterDetail: {
+            actions?: {
+                adminKubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                disconnect: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                kubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                retry: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                scale: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                teardown: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                upgrade: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+            };
             /** @enum {string} */
             badge: "green" | "amber" | "red" | "gray";
             cluster_uid?: string;
