@@ -65,10 +65,14 @@ export function groupsOf(fields: InputField[]): { group: string; fields: InputFi
   return out;
 }
 
-/** The stored credentials a credential field accepts (all, when it names no kinds). */
-export function credentialsFor(f: Pick<InputField, 'credentialKinds'>, creds: Credential[]): Credential[] {
+/**
+ * The stored credentials a credential field accepts (of any kind, when it
+ * names none), of team when one is given: a team's clusters and
+ * credentials may use only that team's credentials.
+ */
+export function credentialsFor(f: Pick<InputField, 'credentialKinds'>, creds: Credential[], team?: string): Credential[] {
   const kinds = f.credentialKinds ?? [];
-  return kinds.length ? creds.filter((c) => kinds.includes(c.kind)) : creds;
+  return creds.filter((c) => (!kinds.length || kinds.includes(c.kind)) && (!team || c.team === team));
 }
 
 /** Every credential kind the loaded plugins declare, once each (two plugins may share a kind), by display name. */
