@@ -22,7 +22,7 @@ function AddMember({ team, memberIds }: { team: string; memberIds: string[] }) {
   };
   const empty = users.isPending ? 'Loading users…' : offered.length ? 'Choose a user' : 'Every user is a member already';
   return (
-    <form onSubmit={submit} noValidate aria-labelledby={`add-member-${team}`}>
+    <form className="add-member" onSubmit={submit} noValidate aria-labelledby={`add-member-${team}`}>
       <h3 id={`add-member-${team}`}>Add a member</h3>
       <div className="row">
         <Field label="User" required error={users.error?.message}>
