@@ -2,7 +2,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, type Credential, type Provider } from '../api/client';
 import { DeclaredFields } from '../forms/DeclaredFields';
-import { defaultsOf, valuesFor } from '../forms/fields';
+import { defaultsOf, valuesFor, withoutCredentials } from '../forms/fields';
 import { TeamPicker, useChosenTeam } from '../teams/TeamPicker';
 import { Field } from '../ui/Field';
 import { credentialKeys } from './queries';
@@ -52,7 +52,8 @@ export function KindForm({ kinds, onSaved, onCancel, nested, heading, team: fixe
   const body = (
     <>
       {heading}
-      {fixedTeam === undefined && <TeamPicker value={picked} onChange={setPicked} error={errors.team} what="credential" />}
+      {fixedTeam === undefined && <TeamPicker value={picked} error={errors.team} what="credential"
+        onChange={(t) => { setPicked(t); setValues((v) => withoutCredentials(kind.fields, v)); }} />}
       <Field label="Kind" error={errors.kind} help={kind.help} required>
         {(p) => (
           <select {...p} name="kind" value={kind.name} onChange={(e) => choose(e.target.value)}>

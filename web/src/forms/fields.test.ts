@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Credential, InputField, Provider } from '../api/client';
-import { acceptedKinds, boundsOf, controlOf, credentialsFor, defaultsOf, groupsOf, helpOf, kindsOf, labelOf, valuesFor } from './fields';
+import { acceptedKinds, boundsOf, controlOf, credentialsFor, defaultsOf, groupsOf, helpOf, kindsOf, labelOf, valuesFor, withoutCredentials } from './fields';
 
 /** A declared field: the SDK's zero values, then the given ones. */
 const field = (f: Partial<InputField> & { name: string }): InputField => ({ type: 'string', help: '', label: '', order: 0, required: false, secret: false, ...f });
@@ -97,5 +97,12 @@ describe('values', () => {
   it('sends only the declared fields that are filled in', () => {
     const fs = [field({ name: 'roleArn' }), field({ name: 'externalId' })];
     expect(valuesFor(fs, { roleArn: 'arn', externalId: '', accessKeyId: 'AKIA' })).toEqual({ roleArn: 'arn' });
+  });
+});
+
+describe('withoutCredentials', () => {
+  it('empties the credential fields only, when the team changes', () => {
+    const fields = [field({ name: 'cred', type: 'credential' }), field({ name: 'region' })];
+    expect(withoutCredentials(fields, { cred: 'k1', region: 'eu-north-1' })).toEqual({ cred: '', region: 'eu-north-1' });
   });
 });

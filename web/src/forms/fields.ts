@@ -88,6 +88,16 @@ export function acceptedKinds(f: Pick<InputField, 'credentialKinds'>, kinds: Cre
   return want.length ? kinds.filter((k) => want.includes(k.name)) : kinds;
 }
 
+/**
+ * The values with every credential field emptied: what a form keeps when
+ * its team changes, since a credential serves only its own team.
+ */
+export function withoutCredentials(fields: Pick<InputField, 'name' | 'type'>[], values: Record<string, string>): Record<string, string> {
+  const out = { ...values };
+  for (const f of fields) if (f.type === 'credential' && f.name in out) out[f.name] = '';
+  return out;
+}
+
 /** The form's starting values: each field's default. */
 export function defaultsOf(fields: InputField[]): Record<string, string> {
   const out: Record<string, string> = {};

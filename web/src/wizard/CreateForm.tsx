@@ -6,7 +6,7 @@ import { Field } from '../ui/Field';
 import { TeamPicker, useChosenTeam } from '../teams/TeamPicker';
 import { ErrorState, Loading } from '../ui/states';
 import { emptyPipeline, PipelineFields } from './PipelineFields';
-import { defaultsOf } from '../forms/fields';
+import { defaultsOf, withoutCredentials } from '../forms/fields';
 import { SchemaForm } from './SchemaForm';
 
 const topologyLabels: Record<string, string> = {
@@ -70,7 +70,8 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
           <Field label="Name" error={errors.name} help="Lowercase letters, digits and '-', e.g. prod-eu-1" required>
             {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
           </Field>
-          <TeamPicker value={picked} onChange={setPicked} error={errors.team} what="cluster" />
+          <TeamPicker value={picked} error={errors.team} what="cluster"
+            onChange={(t) => { setPicked(t); setInputs((v) => withoutCredentials(chosen.schema, v)); }} />
           {chosen.topologies.length > 0 && (
             <Field label="Topology" error={errors.topology}>
               {(p) => (
