@@ -1,9 +1,10 @@
 // The Teams page against the real server: a platform admin creates a team,
 // adds a member with a role and changes it, is refused deleting the
-// default team (the server's 409 reason shown in the dialog); the member,
-// an admin of that team only, may make clusters there (New Cluster, the
-// team picker left out with one choice) but gets neither Teams nor Users;
-// then the member is removed and the team deleted, each after a question.
+// default team and a team that owns a credential (the server's 409 reason
+// shown in the dialog); the member, an admin of that team only, may make
+// clusters and credentials there (no team picker with one choice) but gets
+// neither Teams nor Users; then the member is removed and the team
+// deleted, each after a question.
 import { admin } from './stack';
 import { apiAs, expect, expectAccessible, shoot, signIn, test } from './fixtures';
 
@@ -78,8 +79,32 @@ test('teams: create, members with roles, delete refused for the default team, wh
   await carolPage.goto('/teams');
   await expect(carolPage.getByRole('heading', { name: 'Platform admins only' })).toBeVisible();
 
-  // Removed, she no longer may make clusters anywhere.
+  // She manages her team's credentials: one team, so no picker; it is e2e-payments'.
+  await carolPage.getByRole('link', { name: 'Credentials' }).click();
+  await expect(carolPage.getByRole('combobox', { name: 'Team', exact: true })).toHaveCount(0);
+  await carolPage.getByLabel('Label').fill('e2e-carol-key');
+  await carolPage.getByLabel('Access key ID').fill('AKIAIOSFODNN7E2ECAR9');
+  await carolPage.getByLabel('Secret access key').fill('wJalrXUtnFEMI/K7MDENG/bPxRfiCYE2ECAROL12');
+  await carolPage.getByRole('button', { name: 'Save credential' }).click();
+  const key = carolPage.getByRole('row').filter({ hasText: 'e2e-carol-key' });
+  await expect(key).toContainText('e2e-payments');
+  await expect(key.getByRole('button', { name: 'Delete e2e-carol-key' })).toBeVisible();
+  await expectAccessible(carolPage);
+
+  // A team that owns something cannot go either; the server counts it.
   await page.goto('/teams');
+  await expect(row.getByRole('cell').nth(2)).toHaveText('1');
+  await row.getByRole('button', { name: 'Delete team e2e-payments' }).click();
+  const owns = page.getByRole('dialog', { name: 'Delete team e2e-payments?' });
+  await owns.getByRole('button', { name: 'Delete team' }).click();
+  await expect(owns.getByRole('alert')).toContainText('still owns 1 cloud credentials');
+  await owns.getByRole('button', { name: 'Cancel' }).click();
+  const keys = (await (await apiAs(page, 'GET', '/api/v1/credentials')).json()).items as { id: string; label: string }[];
+  const carolKey = keys.find((k) => k.label === 'e2e-carol-key');
+  expect((await apiAs(page, 'DELETE', `/api/v1/credentials/${carolKey?.id}`)).status()).toBe(204);
+
+  // Removed, she no longer may make clusters anywhere.
+  await page.reload();
   await row.getByRole('button', { name: 'Members of e2e-payments' }).click();
   await carolRow.getByRole('button', { name: `Remove ${carol.username} from e2e-payments` }).click();
   const remove = page.getByRole('dialog', { name: `Remove ${carol.username} from e2e-payments?` });
