@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { Cluster } from '../api/client';
-import { useIsAdmin } from '../auth/session';
+import { clusterPermits } from '../teams/roles';
 import { TeardownDialog } from './DisconnectDialog';
 import { offersRetry, useDayTwo } from './dayTwo';
 import { RetryAction } from './RetryAction';
@@ -13,15 +13,22 @@ type Open = 'scale' | 'upgrade' | 'teardown' | null;
 /**
  * Scale, Upgrade and Tear down on the cluster page, where the plugin
  * supports them, and Retry of a Failed provisioned cluster (no capability
- * needed).
+ * needed); each only where the caller's role on the cluster allows it
+ * (operator: scale, upgrade, retry; admin: tear down).
  */
 export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
-  const admin = useIsAdmin();
-  const can = useDayTwo(c);
+  const permits = clusterPermits(c.role);
+  const plugin = useDayTwo(c);
+  const can = {
+    scale: permits.dayTwo && plugin.scale,
+    upgrade: permits.dayTwo && plugin.upgrade,
+    destroy: permits.lifecycle && plugin.destroy,
+    upgradeTargets: plugin.upgradeTargets,
+  };
   const navigate = useNavigate();
   const [open, setOpen] = useState<Open>(null);
-  const retry = offersRetry(c);
-  if (!admin || !(can.scale || can.upgrade || can.destroy || retry)) return null;
+  const retry = permits.dayTwo && offersRetry(c);
+  if (!(can.scale || can.upgrade || can.destroy || retry)) return null;
   const ready = c.status === 'Ready';
   const close = () => setOpen(null);
   return (
