@@ -54,9 +54,11 @@ export const ClusterCard = memo(function ClusterCard({ cluster: c, withHealth, c
       {c.source === 'self_registered' && <SelfNodes id={c.id!} />}
       {lifecycle && (
         <footer className="card-actions">
-          <button type="button" onClick={() => onDisconnect(c)}>Disconnect</button>
+          <button type="button" disabled={!c.actions?.disconnect.allowed} title={c.actions?.disconnect.reason}
+            onClick={() => onDisconnect(c)}>Disconnect</button>
           {canTeardown && isProvisioned(c.source) && (
-            <button type="button" className="danger" onClick={() => onTeardown(c)}>Tear down</button>
+            <button type="button" className="danger" disabled={!c.actions?.teardown.allowed} title={c.actions?.teardown.reason}
+              onClick={() => onTeardown(c)}>Tear down</button>
           )}
         </footer>
       )}

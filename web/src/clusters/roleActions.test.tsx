@@ -7,10 +7,19 @@ import { renderWith } from '../testkit/render';
 import { ClusterCard } from './ClusterCard';
 import { DayTwoActions } from './DayTwoActions';
 
+// The server's actions as it answers them for a caller allowed
+// everything now, or refused everything for reason.
+type Actions = NonNullable<Cluster['actions']>;
+const every = (a: { allowed: boolean; reason?: string }): Actions => ({
+  scale: a, upgrade: a, retry: a, teardown: a, disconnect: a, kubeconfig: a, adminKubeconfig: a,
+});
+const allowed = every({ allowed: true });
+const asViewer = { ...every({ allowed: false, reason: 'needs the operator role on team "payments"; you have viewer' }), kubeconfig: { allowed: true } };
+
 const cluster = (role: string | undefined, over: Partial<Cluster> = {}): Cluster => ({
   id: 'c1', name: 'prod', team: 'payments', badge: 'green', status: 'Ready', source: 'provisioned', plugin: 'local',
   provider: 'local', region: '', kubernetes_version: 'v1.35.1', message: '', node_count: 1, ready_node_count: 1,
-  is_host: false, created_at: '', updated_at: '', ...over, role: role as Cluster['role'],
+  is_host: false, created_at: '', updated_at: '', actions: allowed, ...over, role: role as Cluster['role'],
 });
 
 // A plugin that can do everything, so only the role decides.
@@ -41,8 +50,8 @@ describe('ClusterCard', () => {
 
 describe('DayTwoActions', () => {
   it('shows a viewer no changes at all, a Failed cluster\'s Retry included', () => {
-    expect(page('viewer')).toBe('');
-    expect(page('viewer', { status: 'Failed', badge: 'red' })).toBe('');
+    expect(page('viewer', { actions: asViewer })).toBe('');
+    expect(page('viewer', { status: 'Failed', badge: 'red', actions: asViewer })).toBe('');
   });
   it('offers an operator Scale, Upgrade and Retry but not Tear down', () => {
     const html = page('operator');
@@ -50,6 +59,13 @@ describe('DayTwoActions', () => {
     expect(html).toContain('>Upgrade</button>');
     expect(html).not.toContain('Tear down');
     expect(page('operator', { status: 'Failed', badge: 'red' })).toContain('Retry</button>');
+  });
+  it('disables what the server\'s actions refuse now, with its reason', () => {
+    const html = page('admin', { status: 'Updating', actions: { ...allowed, teardown: { allowed: false, reason: 'a change of its nodes or version is running' } } });
+    expect(html).toMatch(/<button[^>]*disabled=""[^>]*title="a change of its nodes or version is running"[^>]*>Tear down<\/button>/);
+  });
+  it('offers Retry only where the server\'s actions allow it', () => {
+    expect(page('operator', { status: 'Failed', badge: 'red', actions: { ...allowed, retry: { allowed: false, reason: 'TERMINAL' } } })).not.toContain('Retry</button>');
   });
   it('offers an admin Tear down as well', () => {
     const html = page('admin');
