@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/uptrace/bun/driver/pgdriver"
 )
 
 // Pool sizes the PostgreSQL connection pool. database/sql keeps only two
@@ -67,7 +69,10 @@ func Unavailable(err error) bool {
 		return false
 	}
 	var netErr *net.OpError
+	var pgErr pgdriver.Error
 	switch {
+	case errors.As(err, &pgErr) && serverGoingAway(pgErr.Field('C')):
+		return true
 	case errors.As(err, &netErr), errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
@@ -79,4 +84,14 @@ func Unavailable(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "sql: database is closed") || strings.Contains(msg, "database is locked") ||
 		strings.Contains(msg, "SQLITE_BUSY")
+}
+
+// serverGoingAway reports whether a PostgreSQL SQLSTATE says the server
+// is not serving for now rather than that the statement was wrong: class
+// 08 (connection exception) and class 57 (operator intervention: an
+// administrator or crash shutdown, "the database system is starting up"),
+// except 57014 (a query cancelled by its statement timeout, which
+// retrying will not cure).
+func serverGoingAway(code string) bool {
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57") && code != "57014"
 }

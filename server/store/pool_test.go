@@ -57,3 +57,32 @@ func TestUnavailableRecognisesConnectionFailures(t *testing.T) {
 		t.Error("a missing row or no error counts as the database being down")
 	}
 }
+
+// PostgreSQL going away under a connection (an administrator's or a
+// crash's shutdown: here pg_terminate_backend) is the database being
+// unavailable, a 503 that may be retried, not a 500; a statement timing
+// out is not.
+func TestUnavailableRecognisesTheServerGoingAway(t *testing.T) {
+	s := openForTest(t, testpg.Database(t))
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var pid int
+	if err := conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, "SELECT pg_terminate_backend(?)", pid); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.ExecContext(ctx, "SELECT 1")
+	if err == nil || !Unavailable(err) {
+		t.Errorf("a query on a terminated connection: Unavailable(%v) = false, want true", err)
+	}
+	_, err = s.db.ExecContext(ctx, "SET statement_timeout = 1; SELECT pg_sleep(1)")
+	if err == nil || Unavailable(err) {
+		t.Errorf("a statement timeout: Unavailable(%v) = true, want false (retrying will not cure it)", err)
+	}
+}
