@@ -22,8 +22,14 @@ func TestSSOSettingsSayWhatIsWrong(t *testing.T) {
 		{"no issuer means no single sign-on", "", func(c *SSOConfig) { *c = SSOConfig{} }},
 		{"passwords off without single sign-on locks everyone out", "needs --oidc-issuer-url", func(c *SSOConfig) { *c = SSOConfig{PasswordsOff: true} }},
 		{"mappings that are not JSON", "--oidc-group-mappings", func(c *SSOConfig) { c.GroupMappings = "platform=platform-admin" }},
-		{"a mapping to a role that does not exist", `group mapping 1 (group "platform"): role must be`, func(c *SSOConfig) {
+		{"a global mapping to a team role", `group mapping 1 (group "platform", a mapping without a team gives a global role): role must be one of "member", "viewer", "platform-admin", not "admin"`, func(c *SSOConfig) {
 			c.GroupMappings = `[{"group":"platform","role":"admin"}]`
+		}},
+		{"a team mapping to a global role", `group mapping 1 (group "ops", a role on team "a"): role must be one of "viewer", "operator", "admin", not "platform-admin"`, func(c *SSOConfig) {
+			c.GroupMappings = `[{"group":"ops","role":"platform-admin","team":"a"}]`
+		}},
+		{"a mapping to a team name that cannot be", `team name "A B"`, func(c *SSOConfig) {
+			c.GroupMappings = `[{"group":"ops","role":"viewer","team":"A B"}]`
 		}},
 		{"no mappings", "at least one is needed", func(c *SSOConfig) { c.GroupMappings = "" }},
 		{"a secret file that is not there", "--oidc-client-secret-file", func(c *SSOConfig) { c.ClientSecretFile = secret + ".missing" }},
