@@ -910,6 +910,20 @@ type ClusterList struct {
 	Continue       string    `json:"continue"`
 	HostRegistered bool      `json:"hostRegistered"`
 	Items          []Cluster `json:"items"`
+	Onboarding     struct {
+		Connect struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"connect"`
+		Provision struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"provision"`
+		RegisterSelf struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"registerSelf"`
+	} `json:"onboarding"`
 }
 
 // ConnectRequest defines model for ConnectRequest.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
@@ -18,6 +19,42 @@ type clusterList struct {
 	Items          []clusterView `json:"items"`
 	Continue       string        `json:"continue"`
 	HostRegistered bool          `json:"hostRegistered"`
+	// Onboarding says whether the caller may bring a cluster in now, each
+	// way with the reason when not: the server's mode (no management
+	// cluster, no view of its own cluster) or the caller's role.
+	Onboarding onboarding `json:"onboarding"`
+}
+
+// onboarding is what GET /clusters says of connect, provision and
+// register-self for the caller, before they fill in any form.
+type onboarding struct {
+	Connect      action `json:"connect"`
+	Provision    action `json:"provision"`
+	RegisterSelf action `json:"registerSelf"`
+}
+
+// onboardingFor decides onboarding by what the routes would answer: 503
+// without a management cluster (or without a view of the server's own
+// cluster), 403 without the admin role on some team (platform-admin for
+// register-self).
+func (s *server) onboardingFor(c *fiber.Ctx) (onboarding, error) {
+	bring := action{Allowed: true}
+	if _, none := s.registry.(hostclusters.Unconfigured); none {
+		bring = action{Reason: "this server runs without a management cluster (server-only mode), so it cannot connect or provision clusters: " +
+			"start it with --kubeconfig pointing at one, run it inside a cluster, or use 'kubeopera dev' to try everything locally"}
+	} else if admins, err := s.teamsAdministered(c); err != nil {
+		return onboarding{}, err
+	} else if admins != nil && len(admins) == 0 {
+		bring = action{Reason: "connecting or provisioning a cluster needs the admin role on a team; ask a platform admin"}
+	}
+	self := action{Allowed: true}
+	switch {
+	case s.inspector == nil:
+		self = action{Reason: "this server cannot see the cluster it runs in: run it in a cluster with its ServiceAccount, or start it with --self-kubeconfig"}
+	case !who(c).Role.AtLeast(PlatformAdmin):
+		self = action{Reason: "registering the server's own cluster needs the platform-admin role"}
+	}
+	return onboarding{Connect: bring, Provision: bring, RegisterSelf: self}, nil
 }
 
 // listClusters is GET /clusters?limit=&continue=&phase=&provider=&source=&namePrefix=&team=:
@@ -48,7 +85,11 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: page.HostRegistered}
+	ob, err := s.onboardingFor(c)
+	if err != nil {
+		return err
+	}
+	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: page.HostRegistered, Onboarding: ob}
 	for _, r := range rows {
 		// The stored phase matched; a live one merged since may not.
 		if f.Status == "" || r.Status == f.Status {

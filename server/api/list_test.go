@@ -197,3 +197,42 @@ func TestAMembersPagesHoldExactlyTheirTeamsClusters(t *testing.T) {
 		})
 	}
 }
+
+// GET /clusters says before any form whether the caller may bring a
+// cluster in, and why not: the server's mode first, then the role.
+func TestTheListSaysWhetherClustersCanBeBroughtIn(t *testing.T) {
+	serverOnly := newEnv(t, envOpts{})
+	code, body := serverOnly.do(http.MethodGet, "/api/v1/clusters", serverOnly.admin, nil)
+	mustStatus(t, "list", code, body, 200)
+	ob := decode[clusterList](t, body).Onboarding
+	if ob.Connect.Allowed || !strings.Contains(ob.Connect.Reason, "server-only mode") || ob.Provision != ob.Connect {
+		t.Errorf("server-only mode: %+v", ob)
+	}
+	if ob.RegisterSelf.Allowed || !strings.Contains(ob.RegisterSelf.Reason, "cannot see the cluster it runs in") {
+		t.Errorf("server-only mode, register-self: %+v", ob.RegisterSelf)
+	}
+	code, body = serverOnly.do(http.MethodPost, "/api/v1/clusters/connect", serverOnly.admin, map[string]string{"name": "x"})
+	if code == http.StatusAccepted {
+		t.Errorf("connect in server-only mode answered %d", code)
+	}
+
+	managed := newEnv(t, envOpts{management: true})
+	managed.ensureTeamA(t)
+	code, body = managed.do(http.MethodGet, "/api/v1/clusters", managed.admin, nil)
+	mustStatus(t, "list", code, body, 200)
+	if ob := decode[clusterList](t, body).Onboarding; !ob.Connect.Allowed || !ob.Provision.Allowed {
+		t.Errorf("a platform admin with a management cluster: %+v", ob)
+	}
+	for role, allowed := range map[Role]bool{Operator: false, Admin: true} {
+		token := managed.memberToken("m-"+string(role), Member, role)
+		code, body = managed.do(http.MethodGet, "/api/v1/clusters", token, nil)
+		mustStatus(t, "list", code, body, 200)
+		ob := decode[clusterList](t, body).Onboarding
+		if ob.Connect.Allowed != allowed || !allowed && !strings.Contains(ob.Connect.Reason, "needs the admin role on a team") {
+			t.Errorf("%s of team-a: %+v, want allowed %v", role, ob.Connect, allowed)
+		}
+		if ob.RegisterSelf.Allowed {
+			t.Errorf("%s of team-a may register the server's own cluster: %+v", role, ob.RegisterSelf)
+		}
+	}
+}

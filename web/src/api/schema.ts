@@ -1021,6 +1021,20 @@ export interface components {
             continue: string;
             hostRegistered: boolean;
             items: components["schemas"]["Cluster"][];
+            onboarding: {
+                connect: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                provision: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                registerSelf: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+            };
         };
         ConnectRequest: {
             adminEmail?: string;
