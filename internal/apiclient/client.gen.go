@@ -923,6 +923,7 @@ type ClusterList struct {
 			Allowed bool    `json:"allowed"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"registerSelf"`
+		ServerOnly bool `json:"serverOnly"`
 	} `json:"onboarding"`
 }
 

@@ -28,6 +28,9 @@ type clusterList struct {
 // onboarding is what GET /clusters says of connect, provision and
 // register-self for the caller, before they fill in any form.
 type onboarding struct {
+	// ServerOnly: the server runs without a management cluster, so no one
+	// can connect or provision (the reasons say how to change that).
+	ServerOnly   bool   `json:"serverOnly"`
 	Connect      action `json:"connect"`
 	Provision    action `json:"provision"`
 	RegisterSelf action `json:"registerSelf"`
@@ -39,7 +42,8 @@ type onboarding struct {
 // register-self).
 func (s *server) onboardingFor(c *fiber.Ctx) (onboarding, error) {
 	bring := action{Allowed: true}
-	if _, none := s.registry.(hostclusters.Unconfigured); none {
+	_, serverOnly := s.registry.(hostclusters.Unconfigured)
+	if serverOnly {
 		bring = action{Reason: "this server runs without a management cluster (server-only mode), so it cannot connect or provision clusters: " +
 			"start it with --kubeconfig pointing at one, run it inside a cluster, or use 'kubeopera dev' to try everything locally"}
 	} else if admins, err := s.teamsAdministered(c); err != nil {
@@ -54,7 +58,7 @@ func (s *server) onboardingFor(c *fiber.Ctx) (onboarding, error) {
 	case !who(c).Role.AtLeast(PlatformAdmin):
 		self = action{Reason: "registering the server's own cluster needs the platform-admin role"}
 	}
-	return onboarding{Connect: bring, Provision: bring, RegisterSelf: self}, nil
+	return onboarding{ServerOnly: serverOnly, Connect: bring, Provision: bring, RegisterSelf: self}, nil
 }
 
 // listClusters is GET /clusters?limit=&continue=&phase=&provider=&source=&namePrefix=&team=:

@@ -205,7 +205,7 @@ func TestTheListSaysWhetherClustersCanBeBroughtIn(t *testing.T) {
 	code, body := serverOnly.do(http.MethodGet, "/api/v1/clusters", serverOnly.admin, nil)
 	mustStatus(t, "list", code, body, 200)
 	ob := decode[clusterList](t, body).Onboarding
-	if ob.Connect.Allowed || !strings.Contains(ob.Connect.Reason, "server-only mode") || ob.Provision != ob.Connect {
+	if !ob.ServerOnly || ob.Connect.Allowed || !strings.Contains(ob.Connect.Reason, "server-only mode") || ob.Provision != ob.Connect {
 		t.Errorf("server-only mode: %+v", ob)
 	}
 	if ob.RegisterSelf.Allowed || !strings.Contains(ob.RegisterSelf.Reason, "cannot see the cluster it runs in") {
@@ -220,7 +220,7 @@ func TestTheListSaysWhetherClustersCanBeBroughtIn(t *testing.T) {
 	managed.ensureTeamA(t)
 	code, body = managed.do(http.MethodGet, "/api/v1/clusters", managed.admin, nil)
 	mustStatus(t, "list", code, body, 200)
-	if ob := decode[clusterList](t, body).Onboarding; !ob.Connect.Allowed || !ob.Provision.Allowed {
+	if ob := decode[clusterList](t, body).Onboarding; ob.ServerOnly || !ob.Connect.Allowed || !ob.Provision.Allowed {
 		t.Errorf("a platform admin with a management cluster: %+v", ob)
 	}
 	for role, allowed := range map[Role]bool{Operator: false, Admin: true} {

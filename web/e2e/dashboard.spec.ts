@@ -252,8 +252,8 @@ test('disconnect asks first and says what is not touched', async ({ page }) => {
 test('a viewer sees no admin actions', async ({ page }) => {
   await signIn(page, viewer);
   // With a host registered (the full run) there are cards; without one a
-  // viewer's Get Started panel offers nothing to click.
-  await expect(page.getByTestId('cluster-card').first().or(page.getByText('A platform admin can register'))).toBeVisible();
+  // viewer's Get Started panel offers nothing to click and says why.
+  await expect(page.getByTestId('cluster-card').first().or(page.getByText('needs the admin role on a team'))).toBeVisible();
   await expect(page.getByRole('button', { name: 'New Cluster' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Disconnect' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Register This Cluster' })).toHaveCount(0);

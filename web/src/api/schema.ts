@@ -1034,6 +1034,7 @@ export interface components {
                     allowed: boolean;
                     reason?: string;
                 };
+                serverOnly: boolean;
             };
         };
         ConnectRequest: {

@@ -1,7 +1,6 @@
 import { useCallback, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { Cluster } from '../api/client';
-import { useIsAdmin } from '../auth/session';
 import { Pager } from '../ui/Pager';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { useTeams, useTeamsToMakeIn } from '../teams/queries';
@@ -39,7 +38,6 @@ export function ClustersPage() {
     setPaging({ team: t ?? '', cursors: [''] });
     setParams((p) => { if (t) p.set('team', t); else p.delete('team'); return p; }, { replace: true });
   }, [setParams]);
-  const admin = useIsAdmin();
   const { mayMake } = useTeamsToMakeIn();
   const teams = useTeams().data?.items.map((t) => t.name) ?? [];
   const canTeardown = useCanTeardown();
@@ -59,7 +57,10 @@ export function ClustersPage() {
     const next = q.data.continue;
     body = (
       <>
-        {!q.data.hostRegistered && <GetStarted admin={admin} mayMake={mayMake} onManual={() => setWizard('host')} />}
+        {!q.data.hostRegistered && <GetStarted onboarding={q.data.onboarding} onManual={() => setWizard('host')} />}
+        {q.data.hostRegistered && q.data.onboarding.serverOnly && (
+          <p className="panel muted" role="status" data-testid="onboarding-reason">{q.data.onboarding.connect.reason}</p>
+        )}
         {(items.length > 0 || filtered) && <ClusterFilterBar value={filters} teams={teams} onChange={onFilters} />}
         {items.length === 0 && filtered && <Empty>No clusters match these filters.</Empty>}
         {items.length === 0 && !filtered && q.data.hostRegistered && <Empty>No clusters yet.</Empty>}
@@ -86,7 +87,9 @@ export function ClustersPage() {
         <h1>Clusters</h1>
         <div className="actions">
           <Link to="/clusters/multi">Multi-Cluster View</Link>
-          {mayMake && <button type="button" className="primary" onClick={() => setWizard('new')}>New Cluster</button>}
+          {mayMake && !q.data?.onboarding.serverOnly && (
+            <button type="button" className="primary" onClick={() => setWizard('new')}>New Cluster</button>
+          )}
         </div>
       </div>
       {body}

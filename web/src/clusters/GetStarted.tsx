@@ -1,13 +1,16 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '../api/client';
+import { api, type ClusterList } from '../api/client';
 import { clusterKeys } from './queries';
 
 /**
  * Shown while no host cluster exists (not merely while there are no
- * clusters). Registering this cluster is a platform admin's; setting one up
- * by hand is for anyone who may make clusters (admin on some team).
+ * clusters). Each way in is offered only where the server says it works
+ * for this caller now (`onboarding` of GET /clusters: the server's mode,
+ * then the role); otherwise its reason is said once, before any form.
  */
-export function GetStarted({ admin, mayMake, onManual }: { admin: boolean; mayMake: boolean; onManual: () => void }) {
+export function GetStarted({ onboarding, onManual }: { onboarding: ClusterList['onboarding']; onManual: () => void }) {
+  const admin = onboarding.registerSelf.allowed;
+  const mayMake = onboarding.connect.allowed || onboarding.provision.allowed;
   const qc = useQueryClient();
   const register = useMutation({
     mutationFn: api.registerSelf,
@@ -17,7 +20,7 @@ export function GetStarted({ admin, mayMake, onManual }: { admin: boolean; mayMa
     <section className="panel get-started" aria-labelledby="get-started-title">
       <h2 id="get-started-title">Get Started</h2>
       <p>KubeOpera has no host cluster yet: the cluster it runs its own control plane on.</p>
-      {mayMake ? (
+      {admin || mayMake ? (
         <>
           <div className="choices">
             {admin && (
@@ -28,15 +31,17 @@ export function GetStarted({ admin, mayMake, onManual }: { admin: boolean; mayMa
                 <p className="help">One click: KubeOpera inspects the cluster it is running in. Nothing to type.</p>
               </div>
             )}
-            <div>
-              <button type="button" className={admin ? undefined : 'primary'} onClick={onManual}>Set Up Manually</button>
-              <p className="help">Connect a cluster by kubeconfig, or create a new one on a cloud provider.</p>
-            </div>
+            {mayMake && (
+              <div>
+                <button type="button" className={admin ? undefined : 'primary'} onClick={onManual}>Set Up Manually</button>
+                <p className="help">Connect a cluster by kubeconfig, or create a new one on a cloud provider.</p>
+              </div>
+            )}
           </div>
           {register.error && <p className="error" role="alert">{register.error.message}</p>}
         </>
       ) : (
-        <p className="muted">A platform admin can register this cluster or set one up.</p>
+        <p className="muted" role="status" data-testid="onboarding-reason">{onboarding.connect.reason}</p>
       )}
     </section>
   );
