@@ -50,12 +50,11 @@ func (a ProxyAuth) Authenticate(ctx context.Context, r *http.Request, cluster st
 }
 
 // roleOn is what id may do on id.Cluster: its global role and its team
-// membership there, as the REST API's cluster routes decide (admit).
+// membership there, as the REST API's cluster routes decide (admit);
+// Anonymous once the cluster is gone (disconnected or torn down), for
+// platform admins too, so their open watches end with it.
 func (a ProxyAuth) roleOn(ctx context.Context, id k8sproxy.Identity) (Role, error) {
 	global := Role(id.Global)
-	if global == PlatformAdmin {
-		return global, nil
-	}
 	p, err := a.Store.ClusterPlacement(ctx, id.Cluster, id.UserID)
 	if errors.Is(err, store.ErrNotFound) {
 		return Anonymous, nil

@@ -178,4 +178,22 @@ func TestProxyRoleIsTheTeamRoleOnTheCluster(t *testing.T) {
 	if ok, err := auth.Valid(ctx, id); ok || err != nil {
 		t.Errorf("after the role went down to viewer: valid %v, %v; want false", ok, err)
 	}
+	// A platform admin's identity on a cluster holds until the cluster
+	// goes (disconnected or torn down): then its open watches end too.
+	admin, adminHash := NewToken()
+	if err := e.st.CreateToken(ctx, &store.Token{Name: "ops", Role: string(PlatformAdmin), Hash: adminHash}); err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodGet, "/k8s/clusters/a1/api/v1/pods", nil)
+	r.Header.Set("Authorization", "Bearer "+admin)
+	adminID, err := auth.Authenticate(ctx, r, "a1")
+	if err != nil || adminID.Role != string(PlatformAdmin) {
+		t.Fatalf("a platform admin on a1: %+v, %v", adminID, err)
+	}
+	if err := e.st.DeleteCluster(ctx, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := auth.Valid(ctx, adminID); ok || err != nil {
+		t.Errorf("a platform admin's identity on a disconnected cluster: valid %v, %v; want false", ok, err)
+	}
 }
