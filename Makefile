@@ -180,6 +180,8 @@ bench: testbin
 	$(BENCHRUN) -timeout 60m -bench Connect5000 -benchtime 1x ./host/controller/ | tee -a $(BENCHLOG)
 	$(BENCHRUN) -bench . -benchtime 5x ./host/pipeline/gitrepo/ ./host/pipeline/fluxsync/ ./host/pipeline/fluxinstall/ | tee -a $(BENCHLOG)
 	$(BENCHRUN) -bench Generate ./host/pipeline/gitops/ | tee -a $(BENCHLOG)
+	$(BENCHRUN) -bench 'Proxy$$' -benchtime 300x ./server/k8sproxy/ | tee -a $(BENCHLOG)
+	$(BENCHRUN) -bench ProxyWatches50 -benchtime 3x ./server/k8sproxy/ | tee -a $(BENCHLOG)
 	$(MAKE) bench-web | tee -a $(BENCHLOG)
 	@$(GO) run ./hack/benchsummary < $(BENCHLOG)
 
