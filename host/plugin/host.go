@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // Options configure a Host. Zero values take the defaults shown.
@@ -19,9 +20,11 @@ type Options struct {
 	// Dir holds the plugin binaries.
 	Dir    string
 	Logger hclog.Logger
-	// StartTimeout bounds a plugin's start and handshake (10s).
+	// StartTimeout bounds a plugin's start and handshake
+	// (hostenv.StartTimeout).
 	StartTimeout time.Duration
-	// CallTimeout bounds every call unless the caller's context is shorter (60s).
+	// CallTimeout bounds every call unless the caller's context is shorter
+	// (hostenv.CallTimeout).
 	CallTimeout time.Duration
 	// HealthInterval is how often running plugins are pinged (10s); a ping
 	// that takes longer than this (or 5s) counts as a failure.
@@ -30,8 +33,9 @@ type Options struct {
 	// plugin; it doubles with each crash in a row (250ms, 30s).
 	MinBackoff, MaxBackoff time.Duration
 	// PassEnv names host environment variables passed to every plugin on
-	// top of BaseEnv (a trailing * makes a prefix); nil reads
-	// KUBEOPERA_PLUGIN_PASS_ENV. See env.go for all a plugin receives.
+	// top of hostenv.BaseEnv (a trailing * makes a prefix); nil reads
+	// KUBEOPERA_PLUGIN_PASS_ENV. See hostenv.PluginEnv for all a plugin
+	// receives.
 	PassEnv []string
 	// DegradedAfter is how many failures in a row (crashes, panics,
 	// internal errors) mark a plugin degraded (3). A degraded plugin gets
@@ -58,13 +62,13 @@ func (o *Options) defaults() {
 			*d = v
 		}
 	}
-	def(&o.StartTimeout, 10*time.Second)
-	def(&o.CallTimeout, 60*time.Second)
+	def(&o.StartTimeout, hostenv.StartTimeout)
+	def(&o.CallTimeout, hostenv.CallTimeout)
 	def(&o.HealthInterval, 10*time.Second)
 	def(&o.MinBackoff, 250*time.Millisecond)
 	def(&o.MaxBackoff, 30*time.Second)
 	if o.PassEnv == nil {
-		o.PassEnv = PassEnvFromHost()
+		o.PassEnv = hostenv.PassEnvFromHost()
 	}
 	if o.DegradedAfter == 0 {
 		o.DegradedAfter = 3

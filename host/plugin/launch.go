@@ -13,6 +13,7 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // StartError says why a plugin could not be started.
@@ -38,17 +39,17 @@ type process struct {
 
 // launch verifies c's checksum (see verify), starts it, completes the handshake and reads
 // its Info. On failure the process is gone and the error is a *StartError.
-// The plugin gets the environment pluginEnv builds, none of the host's own.
+// It is launched as hostenv.ClientConfig says (the plugin gets the
+// environment hostenv.PluginEnv builds, none of the host's own), which the
+// conformance kit uses too.
 func launch(ctx context.Context, c Candidate, o Options) (*process, error) {
 	log := o.Logger
 	if err := verify(c); err != nil {
 		return nil, classifyStartError(err, c, nil)
 	}
-	cmd := exec.Command(c.Path)
-	cmd.Env = pluginEnv(c.Name, os.Environ(), o.PassEnv)
+	cfg := hostenv.ClientConfig(c.Path, c.Name, os.Environ(), o.PassEnv)
+	cmd := cfg.Cmd
 	setParentDeathSignal(cmd)
-	cfg := sdk.ClientConfig(cmd)
-	cfg.SkipHostEnv = true
 	cfg.StartTimeout = o.StartTimeout
 	cfg.Logger = log.Named(c.Name)
 	errTail := newTail(64)

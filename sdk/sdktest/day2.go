@@ -68,7 +68,7 @@ func inputNamed(schema []sdk.InputField, name string) (sdk.InputField, bool) {
 func (k *kit) update(t *testing.T, what string, req sdk.UpdateRequest) sdk.OperationStatus {
 	t.Helper()
 	u := k.updater(t)
-	req.Inputs, req.Credentials = k.cfg.ValidInputs, k.cfg.Credentials
+	req.Inputs, req.Credentials = k.call.Inputs, k.call.Credentials
 	op, err := u.Update(k.ctx(t), req)
 	if err != nil {
 		t.Fatalf("Update (%s): %v", what, err)
@@ -102,7 +102,7 @@ func (k *kit) day2(t *testing.T, id string, provisioned sdk.OperationStatus) {
 func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus) {
 	n := provisioned.NodeCount
 	if n == 0 {
-		n, _ = strconv.Atoi(sdk.WithDefaults(k.info.Schema, k.cfg.ValidInputs)[k.info.NodeCountInput])
+		n, _ = strconv.Atoi(k.call.Inputs[k.info.NodeCountInput])
 	}
 	if n == 0 {
 		t.Fatalf("cannot tell the cluster's node count: report it in OperationStatus.NodeCount or give %s in Config.ValidInputs", k.info.NodeCountInput)
@@ -121,7 +121,7 @@ func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus) {
 		}
 	}
 	if over := outOfBounds(k.info); over != 0 {
-		_, err := k.updater(t).Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, NodeCount: over, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+		_, err := k.updater(t).Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, NodeCount: over, Inputs: k.call.Inputs, Credentials: k.call.Credentials})
 		expectRefusal(t, fmt.Sprintf("scaling to %d nodes (outside the input's bounds)", over), err, "nodeCount")
 	}
 }
@@ -137,7 +137,7 @@ func outOfBounds(info sdk.Info) int {
 func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus) {
 	from := provisioned.KubernetesVersion
 	if from == "" && k.info.VersionInput != "" {
-		from = sdk.WithDefaults(k.info.Schema, k.cfg.ValidInputs)[k.info.VersionInput]
+		from = k.call.Inputs[k.info.VersionInput]
 	}
 	var to string
 	for _, u := range k.info.Upgrades {
@@ -150,14 +150,14 @@ func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus) 
 	}
 	u := k.updater(t)
 	skipped := skipMinor(from)
-	_, err := u.Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, KubernetesVersion: skipped, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+	_, err := u.Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, KubernetesVersion: skipped, Inputs: k.call.Inputs, Credentials: k.call.Credentials})
 	expectRefusal(t, "an upgrade from "+from+" to "+skipped+" (a skipped minor)", err, "kubernetesVersion")
 
 	st := k.update(t, "upgrade to "+to, sdk.UpdateRequest{ClusterID: id, KubernetesVersion: to})
 	if st.KubernetesVersion != "" && st.KubernetesVersion != to {
 		t.Errorf("after upgrading to %s, Status reports version %s", to, st.KubernetesVersion)
 	}
-	_, err = u.Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, KubernetesVersion: from, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+	_, err = u.Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, KubernetesVersion: from, Inputs: k.call.Inputs, Credentials: k.call.Credentials})
 	expectRefusal(t, "a downgrade from "+to+" to "+from, err, "kubernetesVersion")
 }
 

@@ -11,10 +11,12 @@ import (
 	"github.com/ochestra-tech/kubeopera/sdk/sdktest"
 )
 
-// brokenConfig is the kit's configuration for the broken fixture.
+// brokenConfig is the kit's configuration for the broken fixture. Its
+// credential leaves "kind" out, as authors do: the kit adds it, as the
+// server does, since the fixture's credential input accepts one kind.
 func brokenConfig(bin string) sdktest.Config {
 	return sdktest.Config{Binary: bin, ValidInputs: map[string]string{"size": "2"},
-		Credentials:   sdk.Credentials{"kind": "token", "token": "tok-sdktest-secret"},
+		Credentials:   sdk.Credentials{"token": "tok-sdktest-secret"},
 		InvalidInputs: map[string]map[string]string{"odd size": {"size": "3"}}}
 }
 
@@ -40,6 +42,7 @@ func TestKitCatchesEachBreakage(t *testing.T) {
 		{"credential-as-string", `input "tokenCredentialRef" is typed string`},
 		{"accepts-downgrade", "Update accepted a downgrade from 1.38 to 1.37"},
 		{"update-not-idempotent", "is not idempotent: the same request gave operations"},
+		{"refuses-credential-kind", "refuses the provision with the answer: invalid input: credentials.kind: is not a field of this provider; remove it"},
 	}
 	for _, tc := range cases {
 		t.Run("mode "+tc.mode, func(t *testing.T) {

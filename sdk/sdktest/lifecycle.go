@@ -44,14 +44,15 @@ func (k *kit) lifecycle(t *testing.T) {
 	if k.cfg.SkipLifecycle {
 		t.Skip("Config.SkipLifecycle is set")
 	}
+	k.serverAccepts(t)
 	id := "sdktest-lifecycle"
 	destroyed := false
 	t.Cleanup(func() {
 		if !destroyed {
-			_, _ = k.prov.Destroy(context.Background(), sdk.DestroyRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+			_, _ = k.prov.Destroy(context.Background(), k.call.DestroyRequest(id))
 		}
 	})
-	op, err := k.prov.Provision(k.ctx(t), sdk.ProvisionRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+	op, err := k.prov.Provision(k.ctx(t), k.call.ProvisionRequest(id))
 	if err != nil {
 		t.Fatalf("Provision: %v", err)
 	}
@@ -59,7 +60,7 @@ func (k *kit) lifecycle(t *testing.T) {
 	if provisioned.State != sdk.Succeeded {
 		t.Fatalf("Provision ended %s (%s): %s", provisioned.State, provisioned.ErrorClass, provisioned.Message)
 	}
-	kc, err := k.prov.Kubeconfig(k.ctx(t), sdk.KubeconfigRequest{OperationID: op.ID, Credentials: k.cfg.Credentials})
+	kc, err := k.prov.Kubeconfig(k.ctx(t), sdk.KubeconfigRequest{OperationID: op.ID, Credentials: k.call.Credentials})
 	if err != nil {
 		t.Fatalf("Kubeconfig: %v", err)
 	}
@@ -68,7 +69,7 @@ func (k *kit) lifecycle(t *testing.T) {
 	}
 	k.day2(t, id, provisioned)
 	for i := 1; i <= 2; i++ {
-		dop, err := k.prov.Destroy(k.ctx(t), sdk.DestroyRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+		dop, err := k.prov.Destroy(k.ctx(t), k.call.DestroyRequest(id))
 		if err != nil {
 			t.Fatalf("Destroy #%d: %v (Destroy must be idempotent: destroying what is gone succeeds)", i, err)
 		}
@@ -85,7 +86,7 @@ func (k *kit) follow(t *testing.T, what, op string) sdk.OperationStatus {
 	t.Helper()
 	deadline := time.Now().Add(k.cfg.LifecycleTimeout)
 	for {
-		st, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: op, Credentials: k.cfg.Credentials})
+		st, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: op, Credentials: k.call.Credentials})
 		if err != nil {
 			t.Fatalf("Status of %s operation %q: %v", what, op, err)
 		}
@@ -166,7 +167,7 @@ func (k *kit) customRules(t *testing.T) {
 	}
 	for name, inputs := range k.cfg.InvalidInputs {
 		t.Run(name, func(t *testing.T) {
-			err := k.prov.Validate(k.ctx(t), sdk.ValidateRequest{Inputs: inputs, Credentials: k.cfg.Credentials})
+			err := k.prov.Validate(k.ctx(t), sdk.ValidateRequest{Inputs: inputs, Credentials: k.call.Credentials})
 			if !errors.Is(err, sdk.ErrInvalidInput) {
 				t.Fatalf("Validate(%v) = %v, want an sdk.InvalidInput error", inputs, err)
 			}

@@ -6,12 +6,15 @@
 // credential to stdout during Provision; "credential-as-string" types its
 // credential input as a string and declares no credential kind;
 // "accepts-downgrade" upgrades to any version it is asked for;
-// "update-not-idempotent" gives every Update a new operation ID.
+// "update-not-idempotent" gives every Update a new operation ID;
+// "refuses-credential-kind" refuses every credential key its kind does not
+// declare, "kind" included (which the server always sends).
 package main
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +61,13 @@ func (*broken) GetInfo(context.Context) (sdk.Info, error) {
 
 func (*broken) Validate(_ context.Context, r sdk.ValidateRequest) error {
 	errs := sdk.CheckInputs(schema, r.Inputs)
+	if mode == "refuses-credential-kind" {
+		for key := range r.Credentials {
+			if !slices.ContainsFunc(tokenKind.Fields, func(f sdk.InputField) bool { return f.Name == key }) {
+				errs = append(errs, sdk.FieldError{Field: "credentials." + key, Message: "is not a field of this provider; remove it"})
+			}
+		}
+	}
 	if n, err := strconv.Atoi(sdk.WithDefaults(schema, r.Inputs)["size"]); err == nil && n%2 == 1 {
 		field := "inputs.size"
 		if mode == "no-field-path" {
