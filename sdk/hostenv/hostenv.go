@@ -31,3 +31,8 @@ const (
 	// the work runs behind it and Status follows it, so no call needs long.
 	CallTimeout = 60 * time.Second
 )
+
+// ControlPlaneLabel is the label kubeadm puts on control-plane nodes; the
+// host counts a cluster's other nodes as its workers (the node count a
+// plugin reports and Update takes).
+const ControlPlaneLabel = "node-role.kubernetes.io/control-plane"

@@ -12,15 +12,14 @@ import (
 	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
-// credentialID is the ID under which the kit "stores" Config.Credentials:
-// the value of the schema's credential input in every call.
+// credentialID is the ID under which the kit "stores" Config.Credentials
+// when Config.ValidInputs names none in the schema's credential input.
 const credentialID = "sdktest-credential"
 
 // buildCall builds the inputs and credential of the kit's calls as the
-// server does (hostenv.BuildCall): Config.Credentials is stored under
-// credentialID, which the schema's credential input names unless
-// Config.ValidInputs names something else; the plugin receives its fields
-// and its "kind".
+// server does (hostenv.BuildCall): Config.Credentials is stored under the
+// ID Config.ValidInputs gives the schema's credential input (credentialID
+// when it gives none); the plugin receives its fields and its "kind".
 func (k *kit) buildCall(t *testing.T) {
 	t.Helper()
 	inputs := maps.Clone(k.cfg.ValidInputs)
@@ -28,6 +27,7 @@ func (k *kit) buildCall(t *testing.T) {
 		inputs = map[string]string{}
 	}
 	var stored sdk.Credentials
+	var ref string // the ID Config.Credentials is stored under
 	field, ok := sdk.CredentialInput(k.info.Schema)
 	if ok && len(k.cfg.Credentials) > 0 {
 		kind := k.cfg.Credentials["kind"]
@@ -44,10 +44,11 @@ func (k *kit) buildCall(t *testing.T) {
 		if inputs[field.Name] == "" {
 			inputs[field.Name] = credentialID
 		}
+		ref = inputs[field.Name]
 	}
 	k.cfg.ValidInputs = inputs // the invalid variations start from what the server sends
 	open := func(_ context.Context, id string) (sdk.Credentials, error) {
-		if stored == nil || id != credentialID {
+		if stored == nil || id != ref {
 			return nil, sdk.NotFound("no stored credential %q", id)
 		}
 		return stored, nil

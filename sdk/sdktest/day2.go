@@ -90,16 +90,16 @@ func (k *kit) update(t *testing.T, what string, req sdk.UpdateRequest) sdk.Opera
 // day2 runs on a provisioned cluster: scale up and back down, upgrade along
 // the first upgrade Info offers from the cluster's version, and a downgrade
 // and a skipped minor refused as InvalidInput naming kubernetesVersion.
-func (k *kit) day2(t *testing.T, id string, provisioned sdk.OperationStatus) {
+func (k *kit) day2(t *testing.T, id string, provisioned sdk.OperationStatus, api *apiServer) {
 	if k.info.Has(sdk.CapScale) {
-		t.Run("Scale", func(t *testing.T) { k.scale(t, id, provisioned) })
+		t.Run("Scale", func(t *testing.T) { k.scale(t, id, provisioned, api) })
 	}
 	if k.info.Has(sdk.CapUpgrade) {
-		t.Run("Upgrade", func(t *testing.T) { k.upgrade(t, id, provisioned) })
+		t.Run("Upgrade", func(t *testing.T) { k.upgrade(t, id, provisioned, api) })
 	}
 }
 
-func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus) {
+func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus, api *apiServer) {
 	n := provisioned.NodeCount
 	if n == 0 {
 		n, _ = strconv.Atoi(k.call.Inputs[k.info.NodeCountInput])
@@ -115,10 +115,12 @@ func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus) {
 		t.Skipf("the node-count bounds leave no other count than %d: %v", n, err)
 	}
 	for _, want := range []int{up, n} {
-		st := k.update(t, fmt.Sprintf("scale to %d", want), sdk.UpdateRequest{ClusterID: id, NodeCount: want})
+		what := fmt.Sprintf("scale to %d", want)
+		st := k.update(t, what, sdk.UpdateRequest{ClusterID: id, NodeCount: want})
 		if st.NodeCount != 0 && st.NodeCount != want {
 			t.Errorf("after scaling to %d, Status reports %d nodes", want, st.NodeCount)
 		}
+		k.checkNodes(t, api, "Update ("+what+")", reportedNodes(st, want))
 	}
 	if over := outOfBounds(k.info); over != 0 {
 		_, err := k.updater(t).Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, NodeCount: over, Inputs: k.call.Inputs, Credentials: k.call.Credentials})
@@ -134,7 +136,7 @@ func outOfBounds(info sdk.Info) int {
 	return 0
 }
 
-func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus) {
+func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus, api *apiServer) {
 	from := provisioned.KubernetesVersion
 	if from == "" && k.info.VersionInput != "" {
 		from = k.call.Inputs[k.info.VersionInput]
@@ -157,6 +159,7 @@ func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus) 
 	if st.KubernetesVersion != "" && st.KubernetesVersion != to {
 		t.Errorf("after upgrading to %s, Status reports version %s", to, st.KubernetesVersion)
 	}
+	k.checkNodes(t, api, "Update (upgrade to "+to+")", reportedNodes(st, 0))
 	_, err = u.Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, KubernetesVersion: from, Inputs: k.call.Inputs, Credentials: k.call.Credentials})
 	expectRefusal(t, "a downgrade from "+to+" to "+from, err, "kubernetesVersion")
 }

@@ -70,6 +70,15 @@ type Config struct {
 	// SkipLifecycle skips the costly check that provisions a real cluster,
 	// follows it, reads its kubeconfig and destroys it (twice).
 	SkipLifecycle bool
+	// SkipDial, when set, says why the kit cannot reach the API server of
+	// the kubeconfig Provision returns (e.g. it names a cloud endpoint and
+	// the test runs offline): the kubeconfig is then only parsed, and the
+	// reason logged. Otherwise the kit dials it with the standard library
+	// (GET /version, and the node list against the worker count the plugin
+	// reports after Provision and each Update); a kubeconfig whose
+	// credential comes from a program (exec) or an auth provider is
+	// reported as not dialed.
+	SkipDial string
 	// LifecycleTimeout bounds following one operation to its end (5m).
 	LifecycleTimeout time.Duration
 	// PollInterval is the wait between Status calls (1s).

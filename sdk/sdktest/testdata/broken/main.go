@@ -135,26 +135,12 @@ func (b *broken) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationSt
 		NodeCount: c.nodes, KubernetesVersion: c.version}, nil
 }
 
-const goodKubeconfig = `apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster:
-    server: https://127.0.0.1:6443
-contexts:
-- name: c
-  context: {cluster: c, user: u}
-current-context: c
-users:
-- name: u
-  user: {token: t}
-`
-
-func (*broken) Kubeconfig(context.Context, sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
+func (b *broken) Kubeconfig(_ context.Context, r sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
 	if mode == "garbage-kubeconfig" {
 		return sdk.Kubeconfig{Data: []byte("this is not a kubeconfig")}, nil
 	}
-	return sdk.Kubeconfig{Data: []byte(goodKubeconfig)}, nil
+	id := strings.TrimPrefix(r.OperationID, "create:")
+	return sdk.Kubeconfig{Data: []byte(b.kubeconfig(id))}, nil
 }
 
 func (b *broken) Destroy(_ context.Context, r sdk.DestroyRequest) (sdk.Operation, error) {
