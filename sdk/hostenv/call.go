@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
@@ -91,6 +92,24 @@ func (c Call) ProvisionRequest(id string) sdk.ProvisionRequest {
 // may be gone by the time a cluster is torn down).
 func (c Call) DestroyRequest(id string) sdk.DestroyRequest {
 	return sdk.DestroyRequest{ClusterID: id, Inputs: c.Plain, Credentials: c.Credentials}
+}
+
+// CurrentInputs are a cluster's inputs as it is now, which an Update
+// carries: inputs (those it was provisioned with) with info's node-count
+// input set to nodes and its version input to version, where the host
+// observed them (nodes > 0, version != "").
+func CurrentInputs(info sdk.Info, inputs map[string]string, nodes int, version string) map[string]string {
+	out := maps.Clone(inputs)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if info.NodeCountInput != "" && nodes > 0 {
+		out[info.NodeCountInput] = strconv.Itoa(nodes)
+	}
+	if info.VersionInput != "" && version != "" {
+		out[info.VersionInput] = version
+	}
+	return out
 }
 
 // splitSecret takes the inputs the schema declares secret out of inputs.

@@ -106,3 +106,18 @@ func TestClientConfigLaunchesAsTheHost(t *testing.T) {
 		t.Errorf("want the SDK's mutual TLS with identities of this launch (AutoMTLS %v)", cfg.AutoMTLS)
 	}
 }
+
+func TestCurrentInputsAreTheClusterAsItIs(t *testing.T) {
+	info := sdk.Info{NodeCountInput: "nodes", VersionInput: "version"}
+	orig := map[string]string{"nodes": "2", "version": "1.37", "region": "fsn1"}
+	got := CurrentInputs(info, orig, 3, "v1.37.2")
+	if want := map[string]string{"nodes": "3", "version": "v1.37.2", "region": "fsn1"}; !maps.Equal(got, want) {
+		t.Errorf("CurrentInputs = %v, want %v", got, want)
+	}
+	if orig["nodes"] != "2" {
+		t.Errorf("CurrentInputs changed the original inputs: %v", orig)
+	}
+	if got := CurrentInputs(info, orig, 0, ""); !maps.Equal(got, orig) {
+		t.Errorf("nothing observed: %v, want the original inputs", got)
+	}
+}

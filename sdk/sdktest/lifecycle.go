@@ -62,6 +62,7 @@ func (k *kit) lifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Kubeconfig: %v", err)
 	}
+	k.observe(provisioned, 0, "")
 	api := k.dial(t, kc.Data)
 	k.checkNodes(t, api, "Provision", reportedNodes(provisioned, 0))
 	k.day2(t, id, provisioned, api)

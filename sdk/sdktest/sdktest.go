@@ -87,11 +87,14 @@ type Config struct {
 
 // kit is one run of the conformance checks.
 type kit struct {
-	cfg    Config
-	prov   sdk.Provider
-	info   sdk.Info
-	call   hostenv.Call // the inputs and credential as the server builds them
-	output *syncBuffer  // everything the plugin wrote to stdout and stderr
+	cfg  Config
+	prov sdk.Provider
+	info sdk.Info
+	call hostenv.Call // the inputs and credential as the server builds them
+	// observed is the lifecycle cluster as last reported (node count and
+	// version), which Update requests carry as the host's observation.
+	observed sdk.OperationStatus
+	output   *syncBuffer // everything the plugin wrote to stdout and stderr
 }
 
 // Run starts the plugin and runs every conformance check as a subtest.
