@@ -37,6 +37,9 @@ type Options struct {
 	// KUBEOPERA_PLUGIN_PASS_ENV. See hostenv.PluginEnv for all a plugin
 	// receives.
 	PassEnv []string
+	// RescanInterval is how often each plugin's file is looked at for a
+	// new version installed by rename (2s), which is then loaded in place.
+	RescanInterval time.Duration
 	// DegradedAfter is how many failures in a row (crashes, panics,
 	// internal errors) mark a plugin degraded (3). A degraded plugin gets
 	// no calls until its backoff has passed; they fail at once with the
@@ -67,6 +70,7 @@ func (o *Options) defaults() {
 	def(&o.HealthInterval, 10*time.Second)
 	def(&o.MinBackoff, 250*time.Millisecond)
 	def(&o.MaxBackoff, 30*time.Second)
+	def(&o.RescanInterval, 2*time.Second)
 	if o.PassEnv == nil {
 		o.PassEnv = hostenv.PassEnvFromHost()
 	}
@@ -101,6 +105,9 @@ type Plugin struct {
 	// many, when the last was, and why.
 	Health    Health
 	LastError string
+	// UpgradeRefused says why a new file installed at Path was not loaded
+	// (the version running before keeps serving); "" when none was refused.
+	UpgradeRefused string
 }
 
 // Open discovers the plugins in opts.Dir and starts every one of them in
@@ -135,7 +142,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	}
 	sort.Slice(h.skipped, func(i, j int) bool { return h.skipped[i].Path < h.skipped[j].Path })
 	h.wg.Add(1)
-	go h.healthLoop()
+	go h.healthLoop(context.WithoutCancel(ctx)) // ctx bounds the start only
 	return h, nil
 }
 
@@ -176,12 +183,17 @@ func (h *Host) Close() {
 	}
 }
 
-// healthLoop pings every running plugin; one that does not answer is killed,
-// and its watcher restarts it like any crashed plugin.
-func (h *Host) healthLoop() {
+// healthLoop pings every running plugin (one that does not answer is
+// killed, and its watcher restarts it like any crashed plugin) and loads a
+// new file installed over a plugin (upgrade.go).
+func (h *Host) healthLoop(ctx context.Context) {
 	defer h.wg.Done()
 	t := time.NewTicker(h.opts.HealthInterval)
 	defer t.Stop()
+	rescan := time.NewTicker(h.opts.RescanInterval)
+	defer rescan.Stop()
+	ctx, cancel := context.WithCancel(ctx) // ends upgrades under way on Close
+	defer cancel()
 	for {
 		select {
 		case <-h.stop:
@@ -189,6 +201,10 @@ func (h *Host) healthLoop() {
 		case <-t.C:
 			for _, inst := range h.insts {
 				inst.healthCheck()
+			}
+		case <-rescan.C:
+			for _, inst := range h.insts {
+				inst.checkUpgrade(ctx)
 			}
 		}
 	}
