@@ -51,6 +51,7 @@ func TestKitCatchesEachBreakage(t *testing.T) {
 		{"update-not-idempotent", "is not idempotent: the same request gave operations", false},
 		{"nothing-listens", "which does not answer: GET /version: ", false},
 		{"wrong-node-count", "after Provision the plugin reports 1 worker nodes, but the cluster's API server", false},
+		{"needs-host-env", "Provision: SDKTEST_HOST_ONLY is not set", false},
 		{"refuses-credential-kind", "refuses the provision with the answer: invalid input: credentials.kind: is not a field of this provider; remove it", false},
 	}
 	for _, tc := range cases {
@@ -61,7 +62,9 @@ func TestKitCatchesEachBreakage(t *testing.T) {
 				t.Fatalf("build: %v\n%s", err, out)
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestKitOnBrokenFixture$", "-test.v")
-			cmd.Env = append(os.Environ(), "SDKTEST_BROKEN_BINARY="+bin)
+			// SDKTEST_HOST_ONLY is in the test's environment, which the kit
+			// passes to the plugin only through the host's allow-list.
+			cmd.Env = append(os.Environ(), "SDKTEST_BROKEN_BINARY="+bin, "SDKTEST_HOST_ONLY=1")
 			out, err := cmd.CombinedOutput()
 			if tc.passes {
 				if err != nil || !strings.Contains(string(out), tc.says) {

@@ -14,6 +14,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +80,9 @@ func (*broken) Validate(_ context.Context, r sdk.ValidateRequest) error {
 }
 
 func (b *broken) Provision(_ context.Context, r sdk.ProvisionRequest) (sdk.Operation, error) {
+	if mode == "needs-host-env" && os.Getenv("SDKTEST_HOST_ONLY") == "" {
+		return sdk.Operation{}, sdk.FailedPrecondition("SDKTEST_HOST_ONLY is not set")
+	}
 	if mode == "print-credentials" {
 		fmt.Println("using token", r.Credentials["token"])
 	}
