@@ -60,8 +60,9 @@ type Config struct {
 	// endpoint of its cloud. The rest of the test's environment reaches the
 	// plugin only through the host's allow-list (hostenv.PluginEnv).
 	Env []string
-	// Timeout bounds the plugin's start and each call: the host's
-	// (hostenv.CallTimeout, 60s) unless set.
+	// Timeout bounds each call: the host's (hostenv.CallTimeout, 60s)
+	// unless set. The start is bounded by the host's hostenv.StartTimeout
+	// (10s), or by Timeout when that is shorter.
 	Timeout time.Duration
 	// InvalidInputs are inputs your own rules (beyond the schema) refuse,
 	// by a name for the case; each must come back as InvalidInput naming
