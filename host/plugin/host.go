@@ -136,7 +136,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 			h.skipped = append(h.skipped, Skipped{Path: c.Path, Reason: se.Reason, Detail: se.Detail})
 			continue
 		}
-		inst := &instance{host: h, cand: c, log: opts.Logger.Named(c.Name)}
+		inst := &instance{host: h, name: c.Name, cand: c, log: opts.Logger.Named(c.Name)}
 		inst.adopt(started[i])
 		h.insts[c.Name] = inst
 	}

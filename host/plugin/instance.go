@@ -23,6 +23,7 @@ var errHostClosed = errors.New("plugin host is closed")
 // with exponential backoff when it dies.
 type instance struct {
 	host *Host
+	name string // cand.Name, which never changes; read without mu
 	cand Candidate
 	log  hclog.Logger
 

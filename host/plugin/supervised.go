@@ -23,7 +23,7 @@ var (
 )
 
 // Name is the provider's name.
-func (s *Supervised) Name() string { return s.inst.cand.Name }
+func (s *Supervised) Name() string { return s.inst.name }
 
 // call runs fn against the current process within the call deadline.
 func (s *Supervised) call(ctx context.Context, method string, fn func(context.Context, sdk.Provider) error) error {

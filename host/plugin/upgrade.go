@@ -23,7 +23,10 @@ import (
 // checkUpgrade upgrades i when the file at its path is not the one its
 // process was started from.
 func (i *instance) checkUpgrade(ctx context.Context) {
-	fi, err := os.Stat(i.cand.Path)
+	i.mu.Lock()
+	c := i.cand // written under mu by a restart from a new file
+	i.mu.Unlock()
+	fi, err := os.Stat(c.Path)
 	if err != nil {
 		return // removed or being replaced: the running process serves on
 	}
@@ -34,13 +37,13 @@ func (i *instance) checkUpgrade(ctx context.Context) {
 	if same {
 		return
 	}
-	i.upgrade(ctx, seen)
+	i.upgrade(ctx, c, seen)
 }
 
 // upgrade launches the file of stamp seen and, when it starts, makes it the
 // plugin's process and retires the old one.
-func (i *instance) upgrade(ctx context.Context, seen fileStamp) {
-	c := Candidate{Name: i.cand.Name, Path: i.cand.Path, stamp: seen}
+func (i *instance) upgrade(ctx context.Context, cur Candidate, seen fileStamp) {
+	c := Candidate{Name: cur.Name, Path: cur.Path, stamp: seen}
 	p, err := hashAndLaunch(ctx, &c, i.host.opts)
 	if err != nil {
 		why := err.Error()
