@@ -188,14 +188,19 @@ bench: testbin
 # Run the product on its embedded defaults: the REST API on SQLite in ./data,
 # listening on 127.0.0.1:8080 (LISTEN=host:port for another), with the
 # plugins in bin/plugins.
+# make run and make dev listen on LISTEN (host:port), else on 127.0.0.1:PORT,
+# else on the program's default (127.0.0.1:8080).
+LISTEN_FLAG = $(if $(LISTEN),--listen $(LISTEN),$(if $(PORT),--listen 127.0.0.1:$(PORT)))
+
 run: build
-	$(BIN)/kubeopera server $(if $(LISTEN),--listen $(LISTEN))
+	$(BIN)/kubeopera server $(LISTEN_FLAG)
 
 # The whole platform on this machine (management sandbox, server, controller,
 # git server, Flux chart repository, Flux controllers, the local provider)
-# until Ctrl-C, which removes everything.
+# until Ctrl-C, which tears down the clusters plugins provisioned and removes
+# everything. PORT=9090 (loopback) or LISTEN=host:port picks the address.
 dev: build testbin
-	$(BIN)/kubeopera dev --plugin-dir $(BIN)/plugins $(if $(LISTEN),--listen $(LISTEN))
+	$(BIN)/kubeopera dev --plugin-dir $(BIN)/plugins $(LISTEN_FLAG)
 
 # The container image ghcr.io/ochestra-tech/kubeopera:$(VERSION), built
 # without a container runtime (hack/image, go-containerregistry, as ko

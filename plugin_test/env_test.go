@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // The host's secrets stay in the host: a launched plugin's environment, as
@@ -30,7 +31,7 @@ func TestPluginEnvironmentHoldsNoHostSecrets(t *testing.T) {
 	t.Setenv("KUBEOPERA_PLUGIN_ENV_FIXTURE_GREETING", "hello fixture")
 	t.Setenv("KUBEOPERA_PLUGIN_PASS_ENV", "FIXTURE_PASSED")
 	t.Setenv("FIXTURE_PASSED", "passed by name")
-	h, _ := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture"), PassEnv: plugin.PassEnvFromHost()})
+	h, _ := openHost(t, plugin.Options{Dir: pluginDir(t, "fixture"), PassEnv: hostenv.PassEnvFromHost()})
 	pid := pidOf(t, h, "fixture").PID
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	if err != nil {

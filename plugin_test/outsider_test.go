@@ -10,25 +10,11 @@ import (
 	"time"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 	"github.com/ochestra-tech/kubeopera/internal/sdkexample"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/sdktest"
 )
-
-const helloKubeconfig = `apiVersion: v1
-kind: Config
-clusters:
-- name: hello
-  cluster:
-    server: https://127.0.0.1:6443
-contexts:
-- name: hello
-  context: {cluster: hello, user: admin}
-current-context: hello
-users:
-- name: admin
-  user: {token: not-a-real-token}
-`
 
 // The SDK README's example, built the way an outside developer builds it
 // (its own module, made by the README's commands, the SDK from a replace),
@@ -66,8 +52,14 @@ func TestOutsiderExampleBuildsAsItsOwnModuleAndPassesTheKit(t *testing.T) {
 		t.Fatalf("plugins list: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	writeFile(t, kc, []byte(helloKubeconfig), 0o600)
+	// The cluster that already exists: a real API server on loopback,
+	// which the kit dials.
+	existing, err := sandbox.Start(context.Background(), sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = existing.Stop() })
+	kc := existing.KubeconfigPath
 	sdktest.Run(t, sdktest.Config{Binary: bin, Env: []string{"HELLO_KUBECONFIG=" + kc},
 		ValidInputs:   map[string]string{"location": "fsn1", "token": "cred-1"},
 		Credentials:   sdk.Credentials{"kind": "hello_token", "token": "hello_s3cretvalue", "project": "demo"},
@@ -78,7 +70,7 @@ func TestOutsiderExampleBuildsAsItsOwnModuleAndPassesTheKit(t *testing.T) {
 	h, _ := openHost(t, plugin.Options{Dir: dir})
 	p, _ := h.Provider("hello")
 	got, err := p.Kubeconfig(ctxTimeout(t, 20*time.Second), sdk.KubeconfigRequest{OperationID: "create:c1"})
-	if err != nil || string(got.Data) != helloKubeconfig {
+	if err != nil || string(got.Data) != string(existing.Kubeconfig) {
 		t.Fatalf("Kubeconfig through the host = %q, %v; want the file the operator named", got.Data, err)
 	}
 	if err := p.Validate(context.Background(), sdk.ValidateRequest{Inputs: map[string]string{"location": "fsn1", "token": "c"},

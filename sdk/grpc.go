@@ -94,7 +94,8 @@ func (s *grpcServer) Update(ctx context.Context, r *pb.UpdateRequest) (*pb.Opera
 		return nil, toStatus(Unimplemented("this provider cannot change a running cluster (it does not implement sdk.Updater)"))
 	}
 	op, err := u.Update(ctx, UpdateRequest{ClusterID: r.GetClusterId(), Inputs: r.GetInputs(), Credentials: r.GetCredentials(),
-		NodeCount: int(r.GetNodeCount()), KubernetesVersion: r.GetKubernetesVersion()})
+		NodeCount: int(r.GetNodeCount()), KubernetesVersion: r.GetKubernetesVersion(),
+		CurrentKubernetesVersion: r.GetCurrentKubernetesVersion(), CurrentInputs: r.GetCurrentInputs()})
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -160,7 +161,8 @@ func (c *grpcClient) Destroy(ctx context.Context, req DestroyRequest) (Operation
 // answers Unimplemented.
 func (c *grpcClient) Update(ctx context.Context, req UpdateRequest) (Operation, error) {
 	r, err := c.c.Update(ctx, &pb.UpdateRequest{ClusterId: req.ClusterID, Inputs: req.Inputs, Credentials: req.Credentials,
-		NodeCount: int32(req.NodeCount), KubernetesVersion: req.KubernetesVersion})
+		NodeCount: int32(req.NodeCount), KubernetesVersion: req.KubernetesVersion,
+		CurrentKubernetesVersion: req.CurrentKubernetesVersion, CurrentInputs: req.CurrentInputs})
 	if err != nil {
 		return Operation{}, fromStatus(err)
 	}

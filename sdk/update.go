@@ -35,6 +35,14 @@ type UpdateRequest struct {
 	NodeCount int
 	// KubernetesVersion is the desired version; "" keeps the current.
 	KubernetesVersion string
+	// CurrentKubernetesVersion is the version the host last observed on
+	// the cluster ("" when it does not know): the version to upgrade from.
+	CurrentKubernetesVersion string
+	// CurrentInputs are the cluster's inputs as it is now: Inputs (those
+	// it was provisioned with, which earlier Updates do not change) with
+	// the inputs Info.NodeCountInput and Info.VersionInput set to what the
+	// host observed. Nil from a host older than this field.
+	CurrentInputs map[string]string
 }
 
 // Upgrade lists the versions a cluster at version From can move to.

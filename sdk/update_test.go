@@ -29,11 +29,13 @@ func TestUpdateIsAnOptionalInterface(t *testing.T) {
 
 	impl := &scaler{}
 	op, err := dial(t, impl).(Updater).Update(context.Background(), UpdateRequest{ClusterID: "c", NodeCount: 3,
-		KubernetesVersion: "1.38", Inputs: map[string]string{"a": "b"}, Credentials: Credentials{"k": "v"}})
+		KubernetesVersion: "1.38", Inputs: map[string]string{"a": "b"}, Credentials: Credentials{"k": "v"},
+		CurrentKubernetesVersion: "v1.37.2", CurrentInputs: map[string]string{"a": "c"}})
 	if err != nil || op.ID != "update:c" {
 		t.Fatalf("Update = %v, %v", op, err)
 	}
-	if impl.got.NodeCount != 3 || impl.got.KubernetesVersion != "1.38" || impl.got.Inputs["a"] != "b" || impl.got.Credentials["k"] != "v" {
+	if impl.got.NodeCount != 3 || impl.got.KubernetesVersion != "1.38" || impl.got.Inputs["a"] != "b" || impl.got.Credentials["k"] != "v" ||
+		impl.got.CurrentKubernetesVersion != "v1.37.2" || impl.got.CurrentInputs["a"] != "c" {
 		t.Errorf("the provider got %+v", impl.got)
 	}
 }

@@ -88,8 +88,10 @@ func newClustersProvisionCommand(c *conn) *cobra.Command {
 		Use:   "provision",
 		Short: "Create a new cluster through a provider plugin (admins)",
 		Long: "Create a new cluster with the provider plugin --provider ('kubeopera providers list' shows them;\n" +
-			"with -o yaml, each one's inputs: name, type, bounds). Inputs are given as --input NAME=VALUE; an\n" +
-			"input of type credential takes the ID of a stored credential ('kubeopera credentials list').",
+			"with -o yaml, each one's inputs: name, type, bounds). Inputs are given as --input NAME=VALUE. Each\n" +
+			"provider names its own credential input: the input of type credential there takes the ID of a\n" +
+			"stored credential ('kubeopera credentials list'), e.g. --input token=ID for a provider whose\n" +
+			"credential input is called token.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := keyValues("--input", inputs)

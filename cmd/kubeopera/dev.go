@@ -25,8 +25,8 @@ import (
 
 func newDevCommand() *cobra.Command {
 	var (
-		listen, pluginDir, kubeconfigOut string
-		o                                controllerOptions
+		d         devOptions
+		pluginDir string
 	)
 	cmd := &cobra.Command{
 		Use:   "dev",
@@ -34,27 +34,39 @@ func newDevCommand() *cobra.Command {
 		Long: "Start a management sandbox (real kube-apiserver from bin/k8s, built by 'make testbin'), the\n" +
 			"server, the controller, a local git server and Flux chart repository, Flux's controllers for\n" +
 			"every onboarded cluster, and the provider plugins of --plugin-dir (the local provider makes\n" +
-			"development clusters on this machine). Prints the URL and how to sign in. Ctrl-C stops\n" +
-			"everything and removes every file it made.",
+			"development clusters on this machine). Prints the URL and how to sign in. Ctrl-C tears down\n" +
+			"every cluster a plugin provisioned through that plugin's Destroy (a second Ctrl-C stops\n" +
+			"waiting), then stops everything and removes every file it made.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			o.pluginDir = pluginDir
-			return runDev(ctx, listen, kubeconfigOut, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			d.controller.pluginDir = pluginDir
+			return runDev(ctx, d, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address the server listens on")
+	cmd.Flags().StringVar(&d.listen, "listen", "127.0.0.1:8080", "address the server listens on")
 	cmd.Flags().StringVar(&pluginDir, "plugin-dir", plugin.DirFromEnv(), "directory of provider plugins (env KUBEOPERA_PLUGIN_DIR)")
-	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "", "also write the management sandbox's admin kubeconfig here (removed on exit)")
-	cmd.Flags().DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "how often a provisioning operation is polled")
-	cmd.Flags().IntVar(&o.autoRetries, "auto-retries", 3, "how often a provisioning the plugin failed as RETRYABLE is started again before it is Failed (0: never)")
+	cmd.Flags().StringVar(&d.kubeconfigOut, "kubeconfig-out", "", "also write the management sandbox's admin kubeconfig here (removed on exit)")
+	cmd.Flags().DurationVar(&d.controller.pollInterval, "poll-interval", 2*time.Second, "how often a provisioning operation is polled")
+	cmd.Flags().IntVar(&d.controller.autoRetries, "auto-retries", 3, "how often a provisioning the plugin failed as RETRYABLE is started again before it is Failed (0: never)")
+	cmd.Flags().DurationVar(&d.teardownTimeout, "teardown-timeout", 5*time.Minute,
+		"how long Ctrl-C waits for the plugins' Destroy of the clusters they provisioned before it stops anyway")
 	return cmd
 }
 
+// devOptions are the flags of `kubeopera dev`.
+type devOptions struct {
+	listen, kubeconfigOut string
+	teardownTimeout       time.Duration
+	controller            controllerOptions
+}
+
 // runDev starts the environment, then the server and the controller on it,
-// until ctx ends; then it stops everything.
-func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptions, out, logOut io.Writer) (err error) {
+// until ctx ends; then it tears down the provisioned clusters and stops
+// everything.
+func runDev(ctx context.Context, d devOptions, out, logOut io.Writer) (err error) {
+	listen, kubeconfigOut, o := d.listen, d.kubeconfigOut, d.controller
 	start := time.Now()
 	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
 	say("starting the management sandbox (Kubernetes %s), git server and Flux chart repository...", sandbox.KubernetesVersion)
@@ -95,8 +107,25 @@ func runDev(ctx context.Context, listen, kubeconfigOut string, o controllerOptio
 		return err
 	}
 	ctrl.SetLogger(zap.New(zap.UseDevMode(false), zap.WriteTo(logOut)))
-	runCtx, cancel := context.WithCancel(ctx)
+	// The server and the controller outlive ctx until the provisioned
+	// clusters are torn down.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	tornDown := make(chan error, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-runCtx.Done():
+			tornDown <- nil
+			return
+		}
+		say("tearing down the clusters plugins provisioned (Ctrl-C again to stop waiting)...")
+		again, stopAgain := signal.NotifyContext(runCtx, os.Interrupt, syscall.SIGTERM)
+		defer stopAgain()
+		tornDown <- tearDownProvisioned(again, mc, d.teardownTimeout, say)
+		cancel()
+	}()
+	defer func() { cancel(); err = errors.Join(err, <-tornDown) }()
 	fluxDone := make(chan struct{})
 	go func() { env.RunFlux(runCtx, mc, say); close(fluxDone) }()
 	defer func() { cancel(); <-fluxDone }()
@@ -140,5 +169,5 @@ func devBanner(say func(string, ...any), env *devenv.Env, passwordFile, addr str
 	say(`    curl -H "Authorization: Bearer $(cat %s)" -H 'Content-Type: application/json' \`, filepath.Join(env.DataDir, "admin-token"))
 	say(`      -d '{"name":"demo","provider":"local","inputs":{"nodeCount":"2"}}' \`)
 	say("      http://%s/api/v1/clusters/provision", addr)
-	say("Ctrl-C stops everything and removes %s.", env.Dir)
+	say("Ctrl-C tears down the clusters plugins provisioned (through their Destroy), then stops everything and removes %s.", env.Dir)
 }

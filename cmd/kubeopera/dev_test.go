@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,6 +34,16 @@ type devProcess struct {
 	repo     string
 	lines    chan string
 	exit     chan error
+	// printed is everything it printed after the banner.
+	printedMu sync.Mutex
+	printed   []string
+}
+
+// said reports whether it printed line after the banner.
+func (d *devProcess) said(line string) bool {
+	d.printedMu.Lock()
+	defer d.printedMu.Unlock()
+	return slices.Contains(d.printed, line)
 }
 
 var (
@@ -116,6 +128,9 @@ func startDev(t *testing.T, root string) *devProcess {
 	go func() { // keep draining, so dev never blocks on a full pipe
 		for line := range d.lines {
 			t.Log(line)
+			d.printedMu.Lock()
+			d.printed = append(d.printed, line)
+			d.printedMu.Unlock()
 		}
 	}()
 	return d

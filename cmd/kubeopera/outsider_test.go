@@ -28,7 +28,8 @@ import (
 // and the shared pipeline takes the cluster to Ready. The plugin's "cloud"
 // is a cluster that already exists, as the README says: one started here
 // with the local provider's code, whose kubeconfig file the operator names
-// in the plugin's setting.
+// in the plugin's setting. A cluster still there when dev stops is torn
+// down through the plugin's Destroy on Ctrl-C.
 func TestOutsiderPluginProvisionsThroughTheServerToReady(t *testing.T) {
 	if os.Getenv("KUBEOPERA_TEST_DEV") == "" { // see TestDevProvisions...
 		t.Skip("run alone: KUBEOPERA_TEST_DEV=1 go test -run TestOutsider ./cmd/kubeopera/ (make test does)")
@@ -107,5 +108,22 @@ func TestOutsiderPluginProvisionsThroughTheServerToReady(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+
+	// A cluster still provisioned when dev stops is torn down through
+	// hello's Destroy on Ctrl-C: dev deletes its data, so nothing would
+	// know the cluster afterwards. The controller removes a HostCluster
+	// only after the plugin's Destroy succeeded.
+	code, cluster = d.call(t, http.MethodPost, "/api/v1/clusters/provision", map[string]any{
+		"name": "h2", "provider": "hello", "inputs": map[string]string{"location": "fsn1", "token": credID},
+		"domain": "h2.kubeopera.test", "gitOpsRepoURL": d.repo, "gitOpsPath": "clusters/h2",
+		"gitCredentialsSecretRef": devenv.GitSecret})
+	if code != http.StatusAccepted {
+		t.Fatalf("provision h2 answered %d: %v", code, cluster)
+	}
+	id2, _ := cluster["id"].(string)
+	d.waitReady(t, id2)
 	d.interrupt(t)
+	if !d.said("tearing down "+id2+" through plugin hello's Destroy...") || !d.said("torn down "+id2) {
+		t.Errorf("Ctrl-C did not tear down %s through hello's Destroy (see the log above)", id2)
+	}
 }

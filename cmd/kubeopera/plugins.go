@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 func newPluginsCommand() *cobra.Command {
@@ -52,7 +53,7 @@ func newPluginsListCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.dir, "plugin-dir", plugin.DirFromEnv(), "directory of plugin binaries (env KUBEOPERA_PLUGIN_DIR)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", envOr("KUBEOPERA_LOG_LEVEL", "warn"), "log level of plugin output on stderr")
-	cmd.Flags().DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and complete its handshake")
+	cmd.Flags().DurationVar(&o.startTimeout, "start-timeout", hostenv.StartTimeout, "how long a plugin may take to start and complete its handshake")
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // defaultInventoryInterval is how often a Ready cluster's inventory is read
@@ -64,8 +65,9 @@ type nodeCounts struct {
 	all, ready, workers int32
 }
 
-// controlPlaneRole is the label kubeadm puts on control-plane nodes.
-const controlPlaneRole = "node-role.kubernetes.io/control-plane"
+// controlPlaneRole is the label kubeadm puts on control-plane nodes; the
+// conformance kit counts workers by the same one.
+const controlPlaneRole = hostenv.ControlPlaneLabel
 
 // readInventory reads the API server's version (unless version is known)
 // and counts the nodes, in at most 10 seconds.

@@ -13,6 +13,7 @@ import (
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/step"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // update moves a provisioned cluster to the spec's nodeCount and
@@ -110,19 +111,31 @@ func (r *Reconciler) startUpdate(hc *v1.HostCluster, prov sdk.Provider, creds sd
 		if err != nil {
 			return sdk.Operation{}, sdk.Unavailable("%v", err)
 		}
+		info, err := prov.GetInfo(ctx)
+		if err != nil {
+			return sdk.Operation{}, err
+		}
 		return u.Update(ctx, sdk.UpdateRequest{ClusterID: hc.Name, Inputs: inputs, Credentials: creds,
-			NodeCount: nodes, KubernetesVersion: version})
+			NodeCount: nodes, KubernetesVersion: version, CurrentKubernetesVersion: hc.Status.KubernetesVersion,
+			CurrentInputs: hostenv.CurrentInputs(info, inputs, int(observedWorkers(hc)), hc.Status.KubernetesVersion)})
 	}
+}
+
+// observedWorkers is the cluster's worker count as the host last observed
+// it.
+func observedWorkers(hc *v1.HostCluster) int32 {
+	have := hc.Status.NodeCount // read before workers were counted apart
+	if w := hc.Status.WorkerNodeCount; w != nil {
+		have = *w
+	}
+	return have
 }
 
 // wanted is what the spec asks for that the observed status does not have:
 // a node count (0: keep) and a Kubernetes version ("": keep).
 func (r *Reconciler) wanted(hc *v1.HostCluster) (int, string) {
 	var nodes int
-	have := hc.Status.NodeCount // read before workers were counted apart
-	if w := hc.Status.WorkerNodeCount; w != nil {
-		have = *w
-	}
+	have := observedWorkers(hc)
 	if n := hc.Spec.NodeCount; n != nil && *n != have {
 		nodes = int(*n)
 	}

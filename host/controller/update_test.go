@@ -70,6 +70,13 @@ func TestSpecChangeBecomesOnePluginUpdate(t *testing.T) {
 	if n := strings.Count(string(calls), "\n"); n != 2 {
 		t.Errorf("Update accepted %d times, want 2 (the scale and the upgrade; the downgrade is refused)", n)
 	}
+	// Each Update carries the cluster as it is: the version it moves from
+	// and its current inputs (the target sandbox has no nodes, so the
+	// observed count, 0, leaves the node-count input as it was).
+	current, _ := os.ReadFile(filepath.Join(state, "update-current-u1"))
+	if want := "current version=v1.37.2 nodeCount=2\n"; string(current) != want+want {
+		t.Errorf("the two Update requests carried %q; want %q twice", current, want)
+	}
 
 	if err := e.c.Delete(ctx, hc); err != nil {
 		t.Fatal(err)

@@ -31,6 +31,13 @@ const (
 	DuplicateName     Reason = "duplicate name"
 )
 
+// transient reports whether starting the same file again may succeed (a
+// busy machine, a dependency the plugin needs at start); the others need
+// a person to install another file.
+func (r Reason) transient() bool {
+	return r == HandshakeTimedOut || r == ExitedAtStart || r == HandshakeFailed
+}
+
 // Skipped is a file that is not loaded, and why.
 type Skipped struct {
 	Path   string `json:"path"`

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // Options configure a Host. Zero values take the defaults shown.
@@ -19,9 +20,11 @@ type Options struct {
 	// Dir holds the plugin binaries.
 	Dir    string
 	Logger hclog.Logger
-	// StartTimeout bounds a plugin's start and handshake (10s).
+	// StartTimeout bounds a plugin's start and handshake
+	// (hostenv.StartTimeout).
 	StartTimeout time.Duration
-	// CallTimeout bounds every call unless the caller's context is shorter (60s).
+	// CallTimeout bounds every call unless the caller's context is shorter
+	// (hostenv.CallTimeout).
 	CallTimeout time.Duration
 	// HealthInterval is how often running plugins are pinged (10s); a ping
 	// that takes longer than this (or 5s) counts as a failure.
@@ -30,9 +33,13 @@ type Options struct {
 	// plugin; it doubles with each crash in a row (250ms, 30s).
 	MinBackoff, MaxBackoff time.Duration
 	// PassEnv names host environment variables passed to every plugin on
-	// top of BaseEnv (a trailing * makes a prefix); nil reads
-	// KUBEOPERA_PLUGIN_PASS_ENV. See env.go for all a plugin receives.
+	// top of hostenv.BaseEnv (a trailing * makes a prefix); nil reads
+	// KUBEOPERA_PLUGIN_PASS_ENV. See hostenv.PluginEnv for all a plugin
+	// receives.
 	PassEnv []string
+	// RescanInterval is how often each plugin's file is looked at for a
+	// new version installed by rename (2s), which is then loaded in place.
+	RescanInterval time.Duration
 	// DegradedAfter is how many failures in a row (crashes, panics,
 	// internal errors) mark a plugin degraded (3). A degraded plugin gets
 	// no calls until its backoff has passed; they fail at once with the
@@ -58,13 +65,14 @@ func (o *Options) defaults() {
 			*d = v
 		}
 	}
-	def(&o.StartTimeout, 10*time.Second)
-	def(&o.CallTimeout, 60*time.Second)
+	def(&o.StartTimeout, hostenv.StartTimeout)
+	def(&o.CallTimeout, hostenv.CallTimeout)
 	def(&o.HealthInterval, 10*time.Second)
 	def(&o.MinBackoff, 250*time.Millisecond)
 	def(&o.MaxBackoff, 30*time.Second)
+	def(&o.RescanInterval, 2*time.Second)
 	if o.PassEnv == nil {
-		o.PassEnv = PassEnvFromHost()
+		o.PassEnv = hostenv.PassEnvFromHost()
 	}
 	if o.DegradedAfter == 0 {
 		o.DegradedAfter = 3
@@ -97,6 +105,9 @@ type Plugin struct {
 	// many, when the last was, and why.
 	Health    Health
 	LastError string
+	// UpgradeRefused says why a new file installed at Path was not loaded
+	// (the version running before keeps serving); "" when none was refused.
+	UpgradeRefused string
 }
 
 // Open discovers the plugins in opts.Dir and starts every one of them in
@@ -125,13 +136,13 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 			h.skipped = append(h.skipped, Skipped{Path: c.Path, Reason: se.Reason, Detail: se.Detail})
 			continue
 		}
-		inst := &instance{host: h, cand: c, log: opts.Logger.Named(c.Name)}
+		inst := &instance{host: h, name: c.Name, cand: c, log: opts.Logger.Named(c.Name)}
 		inst.adopt(started[i])
 		h.insts[c.Name] = inst
 	}
 	sort.Slice(h.skipped, func(i, j int) bool { return h.skipped[i].Path < h.skipped[j].Path })
 	h.wg.Add(1)
-	go h.healthLoop()
+	go h.healthLoop(context.WithoutCancel(ctx)) // ctx bounds the start only
 	return h, nil
 }
 
@@ -172,12 +183,17 @@ func (h *Host) Close() {
 	}
 }
 
-// healthLoop pings every running plugin; one that does not answer is killed,
-// and its watcher restarts it like any crashed plugin.
-func (h *Host) healthLoop() {
+// healthLoop pings every running plugin (one that does not answer is
+// killed, and its watcher restarts it like any crashed plugin) and loads a
+// new file installed over a plugin (upgrade.go).
+func (h *Host) healthLoop(ctx context.Context) {
 	defer h.wg.Done()
 	t := time.NewTicker(h.opts.HealthInterval)
 	defer t.Stop()
+	rescan := time.NewTicker(h.opts.RescanInterval)
+	defer rescan.Stop()
+	ctx, cancel := context.WithCancel(ctx) // ends upgrades under way on Close
+	defer cancel()
 	for {
 		select {
 		case <-h.stop:
@@ -185,6 +201,10 @@ func (h *Host) healthLoop() {
 		case <-t.C:
 			for _, inst := range h.insts {
 				inst.healthCheck()
+			}
+		case <-rescan.C:
+			for _, inst := range h.insts {
+				inst.checkUpgrade(ctx)
 			}
 		}
 	}

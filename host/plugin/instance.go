@@ -23,6 +23,7 @@ var errHostClosed = errors.New("plugin host is closed")
 // with exponential backoff when it dies.
 type instance struct {
 	host *Host
+	name string // cand.Name, which never changes; read without mu
 	cand Candidate
 	log  hclog.Logger
 
@@ -45,6 +46,11 @@ type instance struct {
 	// a contended mutex.
 	live    atomic.Pointer[process]
 	failing atomic.Int32
+
+	// refusedStamp is the file an upgrade could not launch, tried again
+	// once it changes; upgradeRefused says why.
+	refusedStamp   fileStamp
+	upgradeRefused string
 }
 
 // adopt makes p the running process and watches it for exit.
@@ -127,7 +133,7 @@ func (i *instance) get(ctx context.Context) (*process, error) {
 		}
 		i.mu.Lock()
 	}
-	p, err := launch(ctx, i.cand, i.host.opts)
+	p, err := i.startFile(ctx)
 	if err != nil {
 		i.crashes++
 		i.nextStart = time.Now().Add(i.backoff())
@@ -188,7 +194,7 @@ func (i *instance) describe() Plugin {
 	defer i.mu.Unlock()
 	out := Plugin{
 		Name: i.cand.Name, Path: i.cand.Path, Checksum: hexSum(i.cand.Checksum),
-		Info: i.info, Restarts: i.restarts,
+		Info: i.info, Restarts: i.restarts, UpgradeRefused: i.upgradeRefused,
 	}
 	out.Health, out.LastError = i.health()
 	if i.proc != nil {

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // StartError says why a plugin could not be started.
@@ -34,21 +37,25 @@ type process struct {
 	stderr   *tail
 	started  time.Time
 	pid      int
+	// inflight counts the calls being served; retired is set once another
+	// process took over (see retire).
+	inflight atomic.Int64
+	retired  atomic.Bool
 }
 
 // launch verifies c's checksum (see verify), starts it, completes the handshake and reads
 // its Info. On failure the process is gone and the error is a *StartError.
-// The plugin gets the environment pluginEnv builds, none of the host's own.
+// It is launched as hostenv.ClientConfig says (the plugin gets the
+// environment hostenv.PluginEnv builds, none of the host's own), which the
+// conformance kit uses too.
 func launch(ctx context.Context, c Candidate, o Options) (*process, error) {
 	log := o.Logger
 	if err := verify(c); err != nil {
 		return nil, classifyStartError(err, c, nil)
 	}
-	cmd := exec.Command(c.Path)
-	cmd.Env = pluginEnv(c.Name, os.Environ(), o.PassEnv)
+	cfg := hostenv.ClientConfig(c.Path, c.Name, os.Environ(), o.PassEnv)
+	cmd := cfg.Cmd
 	setParentDeathSignal(cmd)
-	cfg := sdk.ClientConfig(cmd)
-	cfg.SkipHostEnv = true
 	cfg.StartTimeout = o.StartTimeout
 	cfg.Logger = log.Named(c.Name)
 	errTail := newTail(64)
@@ -110,7 +117,7 @@ func hashAndLaunch(ctx context.Context, c *Candidate, o Options) (*process, erro
 	p, err := launch(ctx, *c, o)
 	h := <-done
 	if h.err == nil && h.stamp != c.stamp {
-		h.err = fmt.Errorf("%s changed while it was started; wait for its install to finish, then restart to load it", c.Path)
+		h.err = fmt.Errorf("%s changed while it was started; install plugins by rename (copy to a temporary name, then mv): the host loads the new file by itself", c.Path)
 	}
 	if h.err != nil {
 		if p != nil {
@@ -150,8 +157,9 @@ func classifyStartError(err error, c Candidate, stderr []string) *StartError {
 	switch {
 	case errors.Is(err, errChecksumMismatch):
 		return &StartError{Reason: ChecksumMismatch, Err: err, Detail: fmt.Sprintf(
-			"%s changed since it was discovered (expected sha256 %s): reinstall the plugin, then restart to trust it",
-			c.Path, c.ShortChecksum())}
+			"%s was written to while it was being started (expected sha256 %s): install a plugin by rename "+
+				"(copy it to a temporary name in the plugin directory, then mv it over %s); the host loads the new file by itself",
+			c.Path, c.ShortChecksum(), filepath.Base(c.Path))}
 	case errors.As(err, &mismatch):
 		return &StartError{Reason: ProtocolMismatch, Detail: mismatch.Error(), Err: err}
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):

@@ -19,7 +19,7 @@ func TestClassifyStartError(t *testing.T) {
 		reason Reason
 		detail string
 	}{
-		{"checksum", fmt.Errorf("wrap: %w", errChecksumMismatch), nil, ChecksumMismatch, "changed since it was discovered"},
+		{"checksum", fmt.Errorf("wrap: %w", errChecksumMismatch), nil, ChecksumMismatch, "install a plugin by rename (copy it to a temporary name in the plugin directory, then mv it over kubeopera-provider-x); the host loads the new file by itself"},
 		{"protocol", &sdk.ProtocolMismatchError{Plugin: 2, Host: 1}, nil, ProtocolMismatch, "plugin speaks kubeopera.provider.v2, this host speaks v1; upgrade KubeOpera"},
 		{"older plugin", &sdk.ProtocolMismatchError{Plugin: 1, Host: 2}, nil, ProtocolMismatch, "rebuild the plugin"},
 		{"timeout", errors.New("timeout while waiting for plugin to start"), nil, HandshakeTimedOut, "sdk.Serve"},

@@ -23,7 +23,7 @@ var (
 )
 
 // Name is the provider's name.
-func (s *Supervised) Name() string { return s.inst.cand.Name }
+func (s *Supervised) Name() string { return s.inst.name }
 
 // call runs fn against the current process within the call deadline.
 func (s *Supervised) call(ctx context.Context, method string, fn func(context.Context, sdk.Provider) error) error {
@@ -32,14 +32,19 @@ func (s *Supervised) call(ctx context.Context, method string, fn func(context.Co
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.inst.host.opts.CallTimeout)
 	defer cancel()
-	p, err := s.inst.get(ctx)
+	p, err := s.inst.acquire(ctx)
 	if err != nil {
-		if errors.Is(err, errHostClosed) {
+		var se *StartError
+		switch {
+		case errors.Is(err, errHostClosed):
 			return sdk.FailedPrecondition("provider %s: %v", s.Name(), err)
+		case errors.As(err, &se) && !se.Reason.transient():
+			return sdk.FailedPrecondition("provider %s cannot start: %s", s.Name(), se.Detail)
 		}
-		return sdk.Unavailable("provider %s is not running (%v); retry later", s.Name(), err)
+		return sdk.Unavailable("provider %s is not running (%v)", s.Name(), err)
 	}
 	err = fn(ctx, p.provider)
+	p.inflight.Add(-1)
 	if ctx.Err() == nil && !deadlineHit(ctx) && !errors.Is(err, context.Canceled) {
 		s.inst.observe(err)
 	}

@@ -1207,6 +1207,7 @@ type Provider struct {
 	RegionInput     *string              `json:"regionInput,omitempty"`
 	Schema          []InputField         `json:"schema"`
 	Topologies      []string             `json:"topologies"`
+	UpgradeRefused  *string              `json:"upgradeRefused,omitempty"`
 	Upgrades        []struct {
 		From string   `json:"from"`
 		To   []string `json:"to"`

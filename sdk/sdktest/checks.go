@@ -129,12 +129,10 @@ func (k *kit) validateFieldErrors(t *testing.T) {
 	if k.info.Availability == sdk.Soon || !k.info.Has(sdk.CapValidate) {
 		t.Skipf("provider does not declare %q; UndeclaredCallsUnimplemented checks its answer", sdk.CapValidate)
 	}
-	if err := k.prov.Validate(k.ctx(t), sdk.ValidateRequest{Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials}); err != nil {
-		t.Fatalf("Validate refused Config.ValidInputs: %v", err)
-	}
+	k.serverAccepts(t)
 	for _, bad := range k.badInputs() {
 		t.Run(bad.name, func(t *testing.T) {
-			err := k.prov.Validate(k.ctx(t), sdk.ValidateRequest{Inputs: bad.inputs, Credentials: k.cfg.Credentials})
+			err := k.prov.Validate(k.ctx(t), sdk.ValidateRequest{Inputs: bad.inputs, Credentials: k.call.Credentials})
 			if !errors.Is(err, sdk.ErrInvalidInput) {
 				t.Fatalf("Validate(%v) = %v, want an sdk.InvalidInput error", bad.inputs, err)
 			}
@@ -156,7 +154,8 @@ func (k *kit) provisionIdempotent(t *testing.T) {
 	if !k.info.Has(sdk.CapProvision) {
 		t.Skipf("provider does not declare %q; UndeclaredCallsUnimplemented checks its answer", sdk.CapProvision)
 	}
-	req := sdk.ProvisionRequest{ClusterID: "sdktest-cluster-a", Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials}
+	k.serverAccepts(t)
+	req := k.call.ProvisionRequest("sdktest-cluster-a")
 	k.destroyAtEnd(t, "sdktest-cluster-a", "sdktest-cluster-b")
 	first, err := k.prov.Provision(k.ctx(t), req)
 	if err != nil {
@@ -181,7 +180,7 @@ func (k *kit) provisionIdempotent(t *testing.T) {
 		t.Errorf("two clusters share operation ID %q", first.ID)
 	}
 	if k.info.Has(sdk.CapStatus) {
-		st, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: first.ID, Credentials: k.cfg.Credentials})
+		st, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: first.ID, Credentials: k.call.Credentials})
 		if err != nil {
 			t.Fatalf("Status of the operation Provision returned: %v", err)
 		}
@@ -198,7 +197,7 @@ func (k *kit) statusUnknown(t *testing.T) {
 	if !k.info.Has(sdk.CapStatus) {
 		t.Skipf("provider does not declare %q; UndeclaredCallsUnimplemented checks its answer", sdk.CapStatus)
 	}
-	_, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: "sdktest-no-such-operation", Credentials: k.cfg.Credentials})
+	_, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: "sdktest-no-such-operation", Credentials: k.call.Credentials})
 	if !errors.Is(err, sdk.ErrNotFound) {
 		t.Errorf("Status of an unknown operation = %v, want an sdk.NotFound error", err)
 	}
@@ -264,7 +263,7 @@ func (k *kit) destroyAtEnd(t *testing.T, ids ...string) {
 			return
 		}
 		for _, id := range ids {
-			op, err := k.prov.Destroy(k.ctx(t), sdk.DestroyRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+			op, err := k.prov.Destroy(k.ctx(t), k.call.DestroyRequest(id))
 			if err != nil {
 				t.Errorf("Destroy %s (provisioned by ProvisionIdempotent): %v; delete it by hand", id, err)
 				continue

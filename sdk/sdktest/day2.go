@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 )
 
 // This file holds the day-2 checks: a provider that declares "scale" or
@@ -68,7 +69,7 @@ func inputNamed(schema []sdk.InputField, name string) (sdk.InputField, bool) {
 func (k *kit) update(t *testing.T, what string, req sdk.UpdateRequest) sdk.OperationStatus {
 	t.Helper()
 	u := k.updater(t)
-	req.Inputs, req.Credentials = k.cfg.ValidInputs, k.cfg.Credentials
+	req = k.asTheHost(req)
 	op, err := u.Update(k.ctx(t), req)
 	if err != nil {
 		t.Fatalf("Update (%s): %v", what, err)
@@ -84,25 +85,53 @@ func (k *kit) update(t *testing.T, what string, req sdk.UpdateRequest) sdk.Opera
 	if st.State != sdk.Succeeded {
 		t.Fatalf("Update (%s) ended %s (%s): %s", what, st.State, st.ErrorClass, st.Message)
 	}
+	k.observe(st, req.NodeCount, req.KubernetesVersion)
 	return st
+}
+
+// asTheHost completes req as the host sends it: the call's inputs and
+// credential, and the cluster as last observed (its version, and the
+// current inputs hostenv.CurrentInputs makes from it).
+func (k *kit) asTheHost(req sdk.UpdateRequest) sdk.UpdateRequest {
+	req.Inputs, req.Credentials = k.call.Inputs, k.call.Credentials
+	req.CurrentKubernetesVersion = k.observed.KubernetesVersion
+	req.CurrentInputs = hostenv.CurrentInputs(k.info, k.call.Inputs, k.observed.NodeCount, k.observed.KubernetesVersion)
+	return req
+}
+
+// observe records the cluster after an operation that succeeded: what its
+// Status reported, else what was asked for (0 and "": unchanged).
+func (k *kit) observe(st sdk.OperationStatus, nodes int, version string) {
+	if st.NodeCount != 0 {
+		nodes = st.NodeCount
+	}
+	if st.KubernetesVersion != "" {
+		version = st.KubernetesVersion
+	}
+	if nodes != 0 {
+		k.observed.NodeCount = nodes
+	}
+	if version != "" {
+		k.observed.KubernetesVersion = version
+	}
 }
 
 // day2 runs on a provisioned cluster: scale up and back down, upgrade along
 // the first upgrade Info offers from the cluster's version, and a downgrade
 // and a skipped minor refused as InvalidInput naming kubernetesVersion.
-func (k *kit) day2(t *testing.T, id string, provisioned sdk.OperationStatus) {
+func (k *kit) day2(t *testing.T, id string, provisioned sdk.OperationStatus, api *apiServer) {
 	if k.info.Has(sdk.CapScale) {
-		t.Run("Scale", func(t *testing.T) { k.scale(t, id, provisioned) })
+		t.Run("Scale", func(t *testing.T) { k.scale(t, id, provisioned, api) })
 	}
 	if k.info.Has(sdk.CapUpgrade) {
-		t.Run("Upgrade", func(t *testing.T) { k.upgrade(t, id, provisioned) })
+		t.Run("Upgrade", func(t *testing.T) { k.upgrade(t, id, provisioned, api) })
 	}
 }
 
-func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus) {
+func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus, api *apiServer) {
 	n := provisioned.NodeCount
 	if n == 0 {
-		n, _ = strconv.Atoi(sdk.WithDefaults(k.info.Schema, k.cfg.ValidInputs)[k.info.NodeCountInput])
+		n, _ = strconv.Atoi(k.call.Inputs[k.info.NodeCountInput])
 	}
 	if n == 0 {
 		t.Fatalf("cannot tell the cluster's node count: report it in OperationStatus.NodeCount or give %s in Config.ValidInputs", k.info.NodeCountInput)
@@ -115,13 +144,15 @@ func (k *kit) scale(t *testing.T, id string, provisioned sdk.OperationStatus) {
 		t.Skipf("the node-count bounds leave no other count than %d: %v", n, err)
 	}
 	for _, want := range []int{up, n} {
-		st := k.update(t, fmt.Sprintf("scale to %d", want), sdk.UpdateRequest{ClusterID: id, NodeCount: want})
+		what := fmt.Sprintf("scale to %d", want)
+		st := k.update(t, what, sdk.UpdateRequest{ClusterID: id, NodeCount: want})
 		if st.NodeCount != 0 && st.NodeCount != want {
 			t.Errorf("after scaling to %d, Status reports %d nodes", want, st.NodeCount)
 		}
+		k.checkNodes(t, api, "Update ("+what+")", reportedNodes(st, want))
 	}
 	if over := outOfBounds(k.info); over != 0 {
-		_, err := k.updater(t).Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, NodeCount: over, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+		_, err := k.updater(t).Update(k.ctx(t), k.asTheHost(sdk.UpdateRequest{ClusterID: id, NodeCount: over}))
 		expectRefusal(t, fmt.Sprintf("scaling to %d nodes (outside the input's bounds)", over), err, "nodeCount")
 	}
 }
@@ -134,10 +165,10 @@ func outOfBounds(info sdk.Info) int {
 	return 0
 }
 
-func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus) {
+func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus, api *apiServer) {
 	from := provisioned.KubernetesVersion
 	if from == "" && k.info.VersionInput != "" {
-		from = sdk.WithDefaults(k.info.Schema, k.cfg.ValidInputs)[k.info.VersionInput]
+		from = k.call.Inputs[k.info.VersionInput]
 	}
 	var to string
 	for _, u := range k.info.Upgrades {
@@ -150,14 +181,15 @@ func (k *kit) upgrade(t *testing.T, id string, provisioned sdk.OperationStatus) 
 	}
 	u := k.updater(t)
 	skipped := skipMinor(from)
-	_, err := u.Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, KubernetesVersion: skipped, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+	_, err := u.Update(k.ctx(t), k.asTheHost(sdk.UpdateRequest{ClusterID: id, KubernetesVersion: skipped}))
 	expectRefusal(t, "an upgrade from "+from+" to "+skipped+" (a skipped minor)", err, "kubernetesVersion")
 
 	st := k.update(t, "upgrade to "+to, sdk.UpdateRequest{ClusterID: id, KubernetesVersion: to})
 	if st.KubernetesVersion != "" && st.KubernetesVersion != to {
 		t.Errorf("after upgrading to %s, Status reports version %s", to, st.KubernetesVersion)
 	}
-	_, err = u.Update(k.ctx(t), sdk.UpdateRequest{ClusterID: id, KubernetesVersion: from, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+	k.checkNodes(t, api, "Update (upgrade to "+to+")", reportedNodes(st, 0))
+	_, err = u.Update(k.ctx(t), k.asTheHost(sdk.UpdateRequest{ClusterID: id, KubernetesVersion: from}))
 	expectRefusal(t, "a downgrade from "+to+" to "+from, err, "kubernetesVersion")
 }
 

@@ -6,16 +6,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/sdktest"
 )
 
-// brokenConfig is the kit's configuration for the broken fixture.
+// brokenConfig is the kit's configuration for the broken fixture. Its
+// credential leaves "kind" out, as authors do: the kit adds it, as the
+// server does, since the fixture's credential input accepts one kind.
 func brokenConfig(bin string) sdktest.Config {
 	return sdktest.Config{Binary: bin, ValidInputs: map[string]string{"size": "2"},
-		Credentials:   sdk.Credentials{"kind": "token", "token": "tok-sdktest-secret"},
-		InvalidInputs: map[string]map[string]string{"odd size": {"size": "3"}}}
+		Credentials:      sdk.Credentials{"token": "tok-sdktest-secret"},
+		InvalidInputs:    map[string]map[string]string{"odd size": {"size": "3"}},
+		LifecycleTimeout: 3 * time.Second, PollInterval: 50 * time.Millisecond}
 }
 
 // TestKitOnBrokenFixture is run in a child process by
@@ -29,17 +33,26 @@ func TestKitOnBrokenFixture(t *testing.T) {
 }
 
 // The kit fails a plugin for each mistake it is meant to catch, with a
-// message naming it, and passes the same plugin without the mistake.
+// message naming it, and passes the same plugin without the mistake (saying
+// what it did, for the modes marked passes).
 func TestKitCatchesEachBreakage(t *testing.T) {
-	cases := []struct{ mode, says string }{
-		{"", ""},
-		{"destroy-twice", "Destroy must be idempotent"},
-		{"garbage-kubeconfig", "Kubeconfig returned something the host cannot use"},
-		{"no-field-path", `has field path ""`},
-		{"print-credentials", `wrote the value of credential "token"`},
-		{"credential-as-string", `input "tokenCredentialRef" is typed string`},
-		{"accepts-downgrade", "Update accepted a downgrade from 1.38 to 1.37"},
-		{"update-not-idempotent", "is not idempotent: the same request gave operations"},
+	cases := []struct {
+		mode, says string
+		passes     bool
+	}{
+		{"", "the kubeconfig's API server https://127.0.0.1:", true},
+		{"exec-credential", `kubeconfig not dialed: user of context "c" gets its credential by running "fixture-credential" (exec)`, true},
+		{"destroy-twice", "Destroy must be idempotent", false},
+		{"garbage-kubeconfig", "Kubeconfig returned something the host cannot use", false},
+		{"no-field-path", `has field path ""`, false},
+		{"print-credentials", `wrote the value of credential "token"`, false},
+		{"credential-as-string", `input "tokenCredentialRef" is typed string`, false},
+		{"accepts-downgrade", "Update accepted a downgrade from 1.38 to 1.37", false},
+		{"update-not-idempotent", "is not idempotent: the same request gave operations", false},
+		{"nothing-listens", "which does not answer: GET /version: ", false},
+		{"wrong-node-count", "after Provision the plugin reports 1 worker nodes, but the cluster's API server", false},
+		{"needs-host-env", "Provision: SDKTEST_HOST_ONLY is not set", false},
+		{"refuses-credential-kind", "refuses the provision with the answer: invalid input: credentials.kind: is not a field of this provider; remove it", false},
 	}
 	for _, tc := range cases {
 		t.Run("mode "+tc.mode, func(t *testing.T) {
@@ -49,11 +62,13 @@ func TestKitCatchesEachBreakage(t *testing.T) {
 				t.Fatalf("build: %v\n%s", err, out)
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestKitOnBrokenFixture$", "-test.v")
-			cmd.Env = append(os.Environ(), "SDKTEST_BROKEN_BINARY="+bin)
+			// SDKTEST_HOST_ONLY is in the test's environment, which the kit
+			// passes to the plugin only through the host's allow-list.
+			cmd.Env = append(os.Environ(), "SDKTEST_BROKEN_BINARY="+bin, "SDKTEST_HOST_ONLY=1")
 			out, err := cmd.CombinedOutput()
-			if tc.says == "" {
-				if err != nil {
-					t.Fatalf("the kit failed a plugin without mistakes: %v\n%s", err, out)
+			if tc.passes {
+				if err != nil || !strings.Contains(string(out), tc.says) {
+					t.Fatalf("the kit failed a plugin without mistakes (%v) or did not say %q:\n%s", err, tc.says, out)
 				}
 				return
 			}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
@@ -29,11 +26,12 @@ func Build(t testing.TB, pkg, name string) string {
 }
 
 // lifecycle provisions one cluster for real, follows Status to a terminal
-// state, fetches and parses the kubeconfig, changes the cluster as the
-// provider's "scale" and "upgrade" capabilities say (day2), destroys the
-// cluster, follows
-// the destroy, and destroys it again: Destroy must be idempotent. Whatever
-// happens, the cluster is destroyed at the end.
+// state, fetches the kubeconfig and dials its API server (GET /version, and
+// the node list against the worker count the plugin reports), changes the
+// cluster as the provider's "scale" and "upgrade" capabilities say (day2,
+// the node count checked again after each Update), destroys the cluster,
+// follows the destroy, and destroys it again: Destroy must be idempotent.
+// Whatever happens, the cluster is destroyed at the end.
 func (k *kit) lifecycle(t *testing.T) {
 	need := []sdk.Capability{sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy}
 	for _, c := range need {
@@ -44,14 +42,15 @@ func (k *kit) lifecycle(t *testing.T) {
 	if k.cfg.SkipLifecycle {
 		t.Skip("Config.SkipLifecycle is set")
 	}
+	k.serverAccepts(t)
 	id := "sdktest-lifecycle"
 	destroyed := false
 	t.Cleanup(func() {
 		if !destroyed {
-			_, _ = k.prov.Destroy(context.Background(), sdk.DestroyRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+			_, _ = k.prov.Destroy(context.Background(), k.call.DestroyRequest(id))
 		}
 	})
-	op, err := k.prov.Provision(k.ctx(t), sdk.ProvisionRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+	op, err := k.prov.Provision(k.ctx(t), k.call.ProvisionRequest(id))
 	if err != nil {
 		t.Fatalf("Provision: %v", err)
 	}
@@ -59,16 +58,16 @@ func (k *kit) lifecycle(t *testing.T) {
 	if provisioned.State != sdk.Succeeded {
 		t.Fatalf("Provision ended %s (%s): %s", provisioned.State, provisioned.ErrorClass, provisioned.Message)
 	}
-	kc, err := k.prov.Kubeconfig(k.ctx(t), sdk.KubeconfigRequest{OperationID: op.ID, Credentials: k.cfg.Credentials})
+	kc, err := k.prov.Kubeconfig(k.ctx(t), sdk.KubeconfigRequest{OperationID: op.ID, Credentials: k.call.Credentials})
 	if err != nil {
 		t.Fatalf("Kubeconfig: %v", err)
 	}
-	if err := checkKubeconfig(kc.Data); err != nil {
-		t.Errorf("Kubeconfig returned something the host cannot use: %v", err)
-	}
-	k.day2(t, id, provisioned)
+	k.observe(provisioned, 0, "")
+	api := k.dial(t, kc.Data)
+	k.checkNodes(t, api, "Provision", reportedNodes(provisioned, 0))
+	k.day2(t, id, provisioned, api)
 	for i := 1; i <= 2; i++ {
-		dop, err := k.prov.Destroy(k.ctx(t), sdk.DestroyRequest{ClusterID: id, Inputs: k.cfg.ValidInputs, Credentials: k.cfg.Credentials})
+		dop, err := k.prov.Destroy(k.ctx(t), k.call.DestroyRequest(id))
 		if err != nil {
 			t.Fatalf("Destroy #%d: %v (Destroy must be idempotent: destroying what is gone succeeds)", i, err)
 		}
@@ -79,13 +78,23 @@ func (k *kit) lifecycle(t *testing.T) {
 	}
 }
 
+// reportedNodes is the worker count after an operation: what Status
+// reported, else what was asked for (0 for Provision), else 0 (unknown: not
+// checked).
+func reportedNodes(st sdk.OperationStatus, asked int) int {
+	if st.NodeCount != 0 {
+		return st.NodeCount
+	}
+	return asked
+}
+
 // follow polls Status of op until it is SUCCEEDED or FAILED, within
 // Config.LifecycleTimeout.
 func (k *kit) follow(t *testing.T, what, op string) sdk.OperationStatus {
 	t.Helper()
 	deadline := time.Now().Add(k.cfg.LifecycleTimeout)
 	for {
-		st, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: op, Credentials: k.cfg.Credentials})
+		st, err := k.prov.Status(k.ctx(t), sdk.StatusRequest{OperationID: op, Credentials: k.call.Credentials})
 		if err != nil {
 			t.Fatalf("Status of %s operation %q: %v", what, op, err)
 		}
@@ -102,62 +111,6 @@ func (k *kit) follow(t *testing.T, what, op string) sdk.OperationStatus {
 	}
 }
 
-// kubeconfig is the part of a kubeconfig the host relies on.
-type kubeconfig struct {
-	APIVersion     string `yaml:"apiVersion"`
-	Kind           string `yaml:"kind"`
-	CurrentContext string `yaml:"current-context"`
-	Clusters       []struct {
-		Name    string `yaml:"name"`
-		Cluster struct {
-			Server string `yaml:"server"`
-		} `yaml:"cluster"`
-	} `yaml:"clusters"`
-	Contexts []struct {
-		Name    string `yaml:"name"`
-		Context struct {
-			Cluster string `yaml:"cluster"`
-			User    string `yaml:"user"`
-		} `yaml:"context"`
-	} `yaml:"contexts"`
-	Users []struct {
-		Name string `yaml:"name"`
-	} `yaml:"users"`
-}
-
-// checkKubeconfig parses data as a kubeconfig whose current context names
-// a cluster with a server URL and a user.
-func checkKubeconfig(data []byte) error {
-	var kc kubeconfig
-	if err := yaml.Unmarshal(data, &kc); err != nil {
-		return fmt.Errorf("not YAML: %w", err)
-	}
-	if kc.Kind != "Config" || kc.APIVersion != "v1" {
-		return fmt.Errorf("kind %q, apiVersion %q: want a v1 Config", kc.Kind, kc.APIVersion)
-	}
-	for _, c := range kc.Contexts {
-		if c.Name != kc.CurrentContext {
-			continue
-		}
-		for _, cl := range kc.Clusters {
-			if cl.Name != c.Context.Cluster {
-				continue
-			}
-			if u, err := url.Parse(cl.Cluster.Server); err != nil || u.Host == "" {
-				return fmt.Errorf("cluster %q has server %q, want a URL", cl.Name, cl.Cluster.Server)
-			}
-			for _, u := range kc.Users {
-				if u.Name == c.Context.User {
-					return nil
-				}
-			}
-			return fmt.Errorf("context %q names user %q, which is not in users", c.Name, c.Context.User)
-		}
-		return fmt.Errorf("context %q names cluster %q, which is not in clusters", c.Name, c.Context.Cluster)
-	}
-	return fmt.Errorf("current-context %q is not one of its contexts", kc.CurrentContext)
-}
-
 // customRules checks each of Config.InvalidInputs: refused with an
 // InvalidInput error whose every field error has a path.
 func (k *kit) customRules(t *testing.T) {
@@ -166,7 +119,7 @@ func (k *kit) customRules(t *testing.T) {
 	}
 	for name, inputs := range k.cfg.InvalidInputs {
 		t.Run(name, func(t *testing.T) {
-			err := k.prov.Validate(k.ctx(t), sdk.ValidateRequest{Inputs: inputs, Credentials: k.cfg.Credentials})
+			err := k.prov.Validate(k.ctx(t), sdk.ValidateRequest{Inputs: inputs, Credentials: k.call.Credentials})
 			if !errors.Is(err, sdk.ErrInvalidInput) {
 				t.Fatalf("Validate(%v) = %v, want an sdk.InvalidInput error", inputs, err)
 			}

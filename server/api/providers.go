@@ -27,6 +27,9 @@ type providerView struct {
 	// Health is "ok" or "degraded"; LastError says why when degraded.
 	Health    string `json:"health"`
 	LastError string `json:"lastError,omitempty"`
+	// UpgradeRefused says why a new binary installed over the plugin was
+	// not loaded; the version listed (the one that answers) serves on.
+	UpgradeRefused string `json:"upgradeRefused,omitempty"`
 }
 
 // fieldView is an input field or a field of a credential kind.
@@ -86,7 +89,8 @@ func viewProvider(p plugin.Plugin) providerView {
 	i := p.Info
 	v := providerView{Name: p.Name, DisplayName: i.DisplayName, Cloud: i.Cloud, Topologies: orEmpty(i.Topologies),
 		Availability: i.Availability, Version: i.PluginVersion, Capabilities: []string{}, RegionInput: i.RegionInput,
-		Schema: viewFields(i.Schema), CredentialKinds: []credentialKindView{}, Upgrades: []upgradeView{}, Health: string(p.Health), LastError: p.LastError}
+		Schema: viewFields(i.Schema), CredentialKinds: []credentialKindView{}, Upgrades: []upgradeView{}, Health: string(p.Health), LastError: p.LastError,
+		UpgradeRefused: p.UpgradeRefused}
 	if v.Health == "" {
 		v.Health = string(plugin.Healthy)
 	}

@@ -1,15 +1,15 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -74,71 +74,35 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if err := collect(checkTopology("topology", r.Topology, info.Topologies)); err != nil {
 		return err
 	}
-	inputs := sdk.WithDefaults(info.Schema, r.Inputs)
-	credRef, creds, err := s.inputCredential(c, info, inputs, r.Team)
-	if err != nil {
+	call, err := hostenv.BuildCall(c.UserContext(), info, r.Inputs, func(_ context.Context, id string) (sdk.Credentials, error) {
+		// A team's credentials are for its own clusters.
+		if field, ok := sdk.CredentialInput(info.Schema); ok {
+			if err := s.sameTeam(c, id, r.Team, "inputs."+field.Name); err != nil {
+				return nil, err
+			}
+		}
+		return s.resolveCredentials(c, id)
+	})
+	if errors.Is(err, sdk.ErrInvalidInput) {
+		return pluginProblem(r.Provider, err)
+	} else if err != nil {
 		return err
 	}
-	if err := prov.Validate(c.UserContext(), sdk.ValidateRequest{Inputs: r.Inputs, Credentials: creds}); err != nil {
+	if err := prov.Validate(c.UserContext(), call.ValidateRequest()); err != nil {
 		return pluginProblem(r.Provider, err)
 	}
 	region := ""
 	if info.RegionInput != "" {
-		region = inputs[info.RegionInput]
+		region = call.Inputs[info.RegionInput]
 	}
 	row := &store.Cluster{Name: r.Name, Team: r.Team, Provider: info.Cloud, Region: region, Source: source, Plugin: r.Provider}
-	if credRef != "" {
-		row.CredentialID = &credRef
+	if call.CredentialRef != "" {
+		row.CredentialID = &call.CredentialRef
 	}
-	plain, secret := splitSecretInputs(info.Schema, inputs)
 	spec := hostclusters.Spec{Mode: mode, Provider: info.Cloud, Region: region, Plugin: r.Provider,
-		Topology: r.Topology, Inputs: plain, SecretInputs: secret, CredentialRef: credRef}
+		Topology: r.Topology, Inputs: call.Plain, SecretInputs: call.Secret, CredentialRef: call.CredentialRef}
 	r.apply(&spec)
 	return s.createAndHandOver(c, row, spec)
-}
-
-// splitSecretInputs takes the inputs the schema declares secret out of
-// inputs: they are kept in a Secret, never in the HostCluster.
-func splitSecretInputs(schema []sdk.InputField, inputs map[string]string) (plain, secret map[string]string) {
-	plain, secret = map[string]string{}, map[string]string{}
-	isSecret := map[string]bool{}
-	for _, f := range schema {
-		isSecret[f.Name] = f.Secret
-	}
-	for k, v := range inputs {
-		if isSecret[k] {
-			secret[k] = v
-		} else {
-			plain[k] = v
-		}
-	}
-	return plain, secret
-}
-
-// inputCredential resolves the stored credential the provider's
-// credential-reference input names, checking that it is of a kind the input
-// accepts and that it belongs to team, the cluster's. A provider without
-// such an input, or a request that leaves it empty, has none.
-func (s *server) inputCredential(c *fiber.Ctx, info sdk.Info, inputs map[string]string, team string) (string, sdk.Credentials, error) {
-	field, ok := sdk.CredentialInput(info.Schema)
-	if !ok || inputs[field.Name] == "" {
-		return "", nil, nil
-	}
-	ref, path := inputs[field.Name], "inputs."+field.Name
-	if err := s.sameTeam(c, ref, team, path); err != nil {
-		return "", nil, err
-	}
-	creds, err := s.resolveCredentials(c, ref)
-	if errors.Is(err, sdk.ErrNotFound) {
-		return "", nil, invalid(FieldProblem{path, "no stored cloud credential has this ID (see GET /api/v1/credentials)"})
-	} else if err != nil {
-		return "", nil, err
-	}
-	if len(field.CredentialKinds) > 0 && !slices.Contains(field.CredentialKinds, creds["kind"]) {
-		return "", nil, invalid(FieldProblem{path, fmt.Sprintf("is a %s credential; this provider takes %s",
-			creds["kind"], strings.Join(field.CredentialKinds, " or "))})
-	}
-	return ref, creds, nil
 }
 
 // provider finds a plugin and its Info, as a 400 on the provider field when

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/hostenv"
 	"github.com/ochestra-tech/kubeopera/server/sealing"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -43,10 +44,7 @@ func (r Resolver) resolve(ctx context.Context, id string, follow bool) (sdk.Cred
 	if err != nil {
 		return nil, err
 	}
-	out := sdk.Credentials{"kind": row.Kind}
-	for k, v := range p {
-		out[k] = v
-	}
+	out := hostenv.Credential(row.Kind, p)
 	for k, v := range p {
 		prefix := sdk.ReferencePrefix(k)
 		if !follow || prefix == k || v == "" {

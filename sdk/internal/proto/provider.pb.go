@@ -1256,8 +1256,15 @@ type UpdateRequest struct {
 	NodeCount int32 `protobuf:"varint,4,opt,name=node_count,json=nodeCount,proto3" json:"node_count,omitempty"`
 	// The desired Kubernetes version; empty keeps the current one.
 	KubernetesVersion string `protobuf:"bytes,5,opt,name=kubernetes_version,json=kubernetesVersion,proto3" json:"kubernetes_version,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The Kubernetes version the host last observed on the cluster; empty
+	// when it does not know.
+	CurrentKubernetesVersion string `protobuf:"bytes,6,opt,name=current_kubernetes_version,json=currentKubernetesVersion,proto3" json:"current_kubernetes_version,omitempty"`
+	// The cluster's inputs as it is now: inputs (those it was provisioned
+	// with) with the node-count and version inputs set to what the host
+	// observed.
+	CurrentInputs map[string]string `protobuf:"bytes,7,rep,name=current_inputs,json=currentInputs,proto3" json:"current_inputs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateRequest) Reset() {
@@ -1323,6 +1330,20 @@ func (x *UpdateRequest) GetKubernetesVersion() string {
 		return x.KubernetesVersion
 	}
 	return ""
+}
+
+func (x *UpdateRequest) GetCurrentKubernetesVersion() string {
+	if x != nil {
+		return x.CurrentKubernetesVersion
+	}
+	return ""
+}
+
+func (x *UpdateRequest) GetCurrentInputs() map[string]string {
+	if x != nil {
+		return x.CurrentInputs
+	}
+	return nil
 }
 
 var File_provider_proto protoreflect.FileDescriptor
@@ -1444,7 +1465,7 @@ const file_provider_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
 	"\x10CredentialsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9a\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xfa\x04\n" +
 	"\rUpdateRequest\x12\x1d\n" +
 	"\n" +
 	"cluster_id\x18\x01 \x01(\tR\tclusterId\x12H\n" +
@@ -1452,11 +1473,16 @@ const file_provider_proto_rawDesc = "" +
 	"\vcredentials\x18\x03 \x03(\v25.kubeopera.provider.v1.UpdateRequest.CredentialsEntryR\vcredentials\x12\x1d\n" +
 	"\n" +
 	"node_count\x18\x04 \x01(\x05R\tnodeCount\x12-\n" +
-	"\x12kubernetes_version\x18\x05 \x01(\tR\x11kubernetesVersion\x1a9\n" +
+	"\x12kubernetes_version\x18\x05 \x01(\tR\x11kubernetesVersion\x12<\n" +
+	"\x1acurrent_kubernetes_version\x18\x06 \x01(\tR\x18currentKubernetesVersion\x12^\n" +
+	"\x0ecurrent_inputs\x18\a \x03(\v27.kubeopera.provider.v1.UpdateRequest.CurrentInputsEntryR\rcurrentInputs\x1a9\n" +
 	"\vInputsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
 	"\x10CredentialsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a@\n" +
+	"\x12CurrentInputsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*_\n" +
 	"\fAvailability\x12\x1c\n" +
@@ -1504,7 +1530,7 @@ func file_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_provider_proto_goTypes = []any{
 	(Availability)(0),          // 0: kubeopera.provider.v1.Availability
 	(FieldType)(0),             // 1: kubeopera.provider.v1.FieldType
@@ -1535,6 +1561,7 @@ var file_provider_proto_goTypes = []any{
 	nil,                        // 26: kubeopera.provider.v1.DestroyRequest.CredentialsEntry
 	nil,                        // 27: kubeopera.provider.v1.UpdateRequest.InputsEntry
 	nil,                        // 28: kubeopera.provider.v1.UpdateRequest.CredentialsEntry
+	nil,                        // 29: kubeopera.provider.v1.UpdateRequest.CurrentInputsEntry
 }
 var file_provider_proto_depIdxs = []int32{
 	1,  // 0: kubeopera.provider.v1.InputField.type:type_name -> kubeopera.provider.v1.FieldType
@@ -1555,25 +1582,26 @@ var file_provider_proto_depIdxs = []int32{
 	26, // 15: kubeopera.provider.v1.DestroyRequest.credentials:type_name -> kubeopera.provider.v1.DestroyRequest.CredentialsEntry
 	27, // 16: kubeopera.provider.v1.UpdateRequest.inputs:type_name -> kubeopera.provider.v1.UpdateRequest.InputsEntry
 	28, // 17: kubeopera.provider.v1.UpdateRequest.credentials:type_name -> kubeopera.provider.v1.UpdateRequest.CredentialsEntry
-	4,  // 18: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
-	9,  // 19: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
-	11, // 20: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
-	13, // 21: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
-	15, // 22: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
-	17, // 23: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
-	18, // 24: kubeopera.provider.v1.Provider.Update:input_type -> kubeopera.provider.v1.UpdateRequest
-	7,  // 25: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
-	10, // 26: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
-	12, // 27: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
-	14, // 28: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
-	16, // 29: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
-	12, // 30: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
-	12, // 31: kubeopera.provider.v1.Provider.Update:output_type -> kubeopera.provider.v1.Operation
-	25, // [25:32] is the sub-list for method output_type
-	18, // [18:25] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	29, // 18: kubeopera.provider.v1.UpdateRequest.current_inputs:type_name -> kubeopera.provider.v1.UpdateRequest.CurrentInputsEntry
+	4,  // 19: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
+	9,  // 20: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
+	11, // 21: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
+	13, // 22: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
+	15, // 23: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
+	17, // 24: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
+	18, // 25: kubeopera.provider.v1.Provider.Update:input_type -> kubeopera.provider.v1.UpdateRequest
+	7,  // 26: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
+	10, // 27: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
+	12, // 28: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
+	14, // 29: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
+	16, // 30: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
+	12, // 31: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
+	12, // 32: kubeopera.provider.v1.Provider.Update:output_type -> kubeopera.provider.v1.Operation
+	26, // [26:33] is the sub-list for method output_type
+	19, // [19:26] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_provider_proto_init() }
@@ -1588,7 +1616,7 @@ func file_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_provider_proto_rawDesc), len(file_provider_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1264,6 +1264,7 @@ export interface components {
             regionInput?: string;
             schema: components["schemas"]["InputField"][];
             topologies: string[];
+            upgradeRefused?: string;
             upgrades: {
                 from: string;
                 to: string[];

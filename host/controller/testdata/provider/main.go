@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,6 +67,10 @@ func (t testcloud) Update(ctx context.Context, r sdk.UpdateRequest) (sdk.Operati
 		version = r.KubernetesVersion
 	}
 	bump("update-" + r.ClusterID)
+	if f, err := os.OpenFile(state("update-current-"+r.ClusterID), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		_, _ = fmt.Fprintf(f, "current version=%s nodeCount=%s\n", r.CurrentKubernetesVersion, r.CurrentInputs["nodeCount"])
+		f.Close()
+	}
 	_ = os.WriteFile(state("shape-"+r.ClusterID), []byte(strconv.Itoa(nodes)+" "+version), 0o644)
 	return sdk.Operation{ID: "update-" + r.ClusterID + "-" + strconv.Itoa(nodes) + "-" + version}, nil
 }

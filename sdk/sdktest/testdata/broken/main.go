@@ -6,12 +6,16 @@
 // credential to stdout during Provision; "credential-as-string" types its
 // credential input as a string and declares no credential kind;
 // "accepts-downgrade" upgrades to any version it is asked for;
-// "update-not-idempotent" gives every Update a new operation ID.
+// "update-not-idempotent" gives every Update a new operation ID;
+// "refuses-credential-kind" refuses every credential key its kind does not
+// declare, "kind" included (which the server always sends).
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +62,13 @@ func (*broken) GetInfo(context.Context) (sdk.Info, error) {
 
 func (*broken) Validate(_ context.Context, r sdk.ValidateRequest) error {
 	errs := sdk.CheckInputs(schema, r.Inputs)
+	if mode == "refuses-credential-kind" {
+		for key := range r.Credentials {
+			if !slices.ContainsFunc(tokenKind.Fields, func(f sdk.InputField) bool { return f.Name == key }) {
+				errs = append(errs, sdk.FieldError{Field: "credentials." + key, Message: "is not a field of this provider; remove it"})
+			}
+		}
+	}
 	if n, err := strconv.Atoi(sdk.WithDefaults(schema, r.Inputs)["size"]); err == nil && n%2 == 1 {
 		field := "inputs.size"
 		if mode == "no-field-path" {
@@ -69,6 +80,9 @@ func (*broken) Validate(_ context.Context, r sdk.ValidateRequest) error {
 }
 
 func (b *broken) Provision(_ context.Context, r sdk.ProvisionRequest) (sdk.Operation, error) {
+	if mode == "needs-host-env" && os.Getenv("SDKTEST_HOST_ONLY") == "" {
+		return sdk.Operation{}, sdk.FailedPrecondition("SDKTEST_HOST_ONLY is not set")
+	}
 	if mode == "print-credentials" {
 		fmt.Println("using token", r.Credentials["token"])
 	}
@@ -125,26 +139,12 @@ func (b *broken) Status(_ context.Context, r sdk.StatusRequest) (sdk.OperationSt
 		NodeCount: c.nodes, KubernetesVersion: c.version}, nil
 }
 
-const goodKubeconfig = `apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster:
-    server: https://127.0.0.1:6443
-contexts:
-- name: c
-  context: {cluster: c, user: u}
-current-context: c
-users:
-- name: u
-  user: {token: t}
-`
-
-func (*broken) Kubeconfig(context.Context, sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
+func (b *broken) Kubeconfig(_ context.Context, r sdk.KubeconfigRequest) (sdk.Kubeconfig, error) {
 	if mode == "garbage-kubeconfig" {
 		return sdk.Kubeconfig{Data: []byte("this is not a kubeconfig")}, nil
 	}
-	return sdk.Kubeconfig{Data: []byte(goodKubeconfig)}, nil
+	id := strings.TrimPrefix(r.OperationID, "create:")
+	return sdk.Kubeconfig{Data: []byte(b.kubeconfig(id))}, nil
 }
 
 func (b *broken) Destroy(_ context.Context, r sdk.DestroyRequest) (sdk.Operation, error) {

@@ -1,4 +1,4 @@
-package plugin
+package hostenv
 
 import (
 	"os"
@@ -15,7 +15,7 @@ import (
 //     proxies, the management cluster's KUBECONFIG path);
 //   - KUBEOPERA_LOG_LEVEL, so its log level follows the host's;
 //   - every variable the operator passes through by name with
-//     Options.PassEnv or KUBEOPERA_PLUGIN_PASS_ENV (a comma-separated list;
+//     the host's Options.PassEnv or KUBEOPERA_PLUGIN_PASS_ENV (a comma-separated list;
 //     a name ending in * is a prefix, e.g. AWS_ENDPOINT_URL*);
 //   - for plugin <name>, KUBEOPERA_PLUGIN_ENV_<NAME>_<VAR>=value as
 //     VAR=value, where NAME is the plugin name upper-cased with '-' as '_'
@@ -58,9 +58,9 @@ func PassEnvFromHost() []string {
 	return out
 }
 
-// pluginEnv builds the environment of plugin name from the host's
+// PluginEnv builds the environment of plugin name from the host's
 // environment host (os.Environ form), sorted for a stable result.
-func pluginEnv(name string, host []string, pass []string) []string {
+func PluginEnv(name string, host []string, pass []string) []string {
 	own := PluginEnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_"
 	allowed := func(key string) bool {
 		for _, p := range append(BaseEnv, pass...) {

@@ -1,4 +1,4 @@
-package plugin
+package hostenv
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ func TestPluginEnvPassesTerraformSettingsByExactName(t *testing.T) {
 		"KUBEOPERA_ENCRYPTION_KEY=secret-key", "PATH=/usr/bin", "AWS_ENDPOINT_URL_STS=http://127.0.0.1:9000",
 		"KUBEOPERA_PLUGIN_ENV_AWS_EKS_KUBEOPERA_TERRAFORM_EXTRA=for-eks",
 	}
-	got := pluginEnv("aws-eks", host, nil)
+	got := PluginEnv("aws-eks", host, nil)
 	want := []string{
 		"AWS_ENDPOINT_URL_STS=http://127.0.0.1:9000", "KUBEOPERA_TERRAFORM_DIR=/data/tf", "KUBEOPERA_TERRAFORM_EXECUTOR=job",
 		"KUBEOPERA_TERRAFORM_EXTRA=for-eks", "KUBEOPERA_TERRAFORM_IMAGE=hashicorp/terraform:1.11",
@@ -23,7 +23,7 @@ func TestPluginEnvPassesTerraformSettingsByExactName(t *testing.T) {
 		t.Errorf("plugin env\n got %q\nwant %q", got, want)
 	}
 	// The operator can still pass another by name.
-	if got := pluginEnv("aws-eks", host, []string{"KUBEOPERA_TERRAFORM_BACKEND_TOKEN"}); !slices.Contains(got, "KUBEOPERA_TERRAFORM_BACKEND_TOKEN=secret-backend-token") {
+	if got := PluginEnv("aws-eks", host, []string{"KUBEOPERA_TERRAFORM_BACKEND_TOKEN"}); !slices.Contains(got, "KUBEOPERA_TERRAFORM_BACKEND_TOKEN=secret-backend-token") {
 		t.Errorf("a variable passed by name did not reach the plugin: %q", got)
 	}
 }
