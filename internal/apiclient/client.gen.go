@@ -587,6 +587,24 @@ func (e GetClusterKubeconfigParamsAdmin) Valid() bool {
 	}
 }
 
+// Defines values for GetClusterKubeconfigParamsCredential.
+const (
+	GetClusterKubeconfigParamsCredentialExec  GetClusterKubeconfigParamsCredential = "exec"
+	GetClusterKubeconfigParamsCredentialToken GetClusterKubeconfigParamsCredential = "token"
+)
+
+// Valid indicates whether the value is a known member of the GetClusterKubeconfigParamsCredential enum.
+func (e GetClusterKubeconfigParamsCredential) Valid() bool {
+	switch e {
+	case GetClusterKubeconfigParamsCredentialExec:
+		return true
+	case GetClusterKubeconfigParamsCredentialToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // AccessEnded defines model for AccessEnded.
 type AccessEnded struct {
 	SessionsEnded int `json:"sessionsEnded"`
@@ -1204,10 +1222,16 @@ type ListClustersParamsSource string
 type GetClusterKubeconfigParams struct {
 	// Admin true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy
 	Admin *GetClusterKubeconfigParamsAdmin `form:"admin,omitempty" json:"admin,omitempty"`
+
+	// Credential The credential of the caller's kubeconfig: token (default) embeds a short-lived token; exec runs `kubeopera cluster-token --server <this server> --cluster <id>`, which gets one from the CLI's login whenever kubectl needs it. Not used with admin=true
+	Credential *GetClusterKubeconfigParamsCredential `form:"credential,omitempty" json:"credential,omitempty"`
 }
 
 // GetClusterKubeconfigParamsAdmin defines parameters for GetClusterKubeconfig.
 type GetClusterKubeconfigParamsAdmin string
+
+// GetClusterKubeconfigParamsCredential defines parameters for GetClusterKubeconfig.
+type GetClusterKubeconfigParamsCredential string
 
 // ConnectClusterJSONRequestBody defines body for ConnectCluster for application/json ContentType.
 type ConnectClusterJSONRequestBody = ConnectRequest
@@ -1645,7 +1669,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 	GetClusterHealth(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+	// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
 	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
@@ -2264,7 +2288,7 @@ func (c *Client) GetClusterHealth(ctx context.Context, id string, reqEditors ...
 	return c.Client.Do(req)
 }
 
-// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
 // Needs the viewer role, by a bearer token, or the session cookie.
 //
@@ -3639,6 +3663,18 @@ func NewGetClusterKubeconfigRequest(server string, id string, params *GetCluster
 
 		}
 
+		if params.Credential != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "credential", *params.Credential, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4920,7 +4956,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 	GetClusterHealthWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetClusterHealthResponse, error)
 
-	// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+	// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
 	// Needs the viewer role, by a bearer token, or the session cookie.
 	//
@@ -8938,7 +8974,7 @@ func (c *ClientWithResponses) GetClusterHealthWithResponse(ctx context.Context, 
 	return ParseGetClusterHealthResponse(rsp)
 }
 
-// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
 // Needs the viewer role, by a bearer token, or the session cookie.
 //

@@ -54,6 +54,7 @@ var clusterQuery = []queryParam{
 
 var kubeconfigQuery = []queryParam{
 	{name: "admin", description: "true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy", enum: []any{"true", "false"}},
+	{name: "credential", description: "The credential of the caller's kubeconfig: token (default) embeds a short-lived token; exec runs `kubeopera cluster-token --server <this server> --cluster <id>`, which gets one from the CLI's login whenever kubectl needs it. Not used with admin=true", enum: []any{"token", "exec"}},
 }
 
 var auditQuery = []queryParam{

@@ -56,7 +56,7 @@ var routes = []route{
 		(*server).listClusters},
 	{http.MethodGet, "/api/v1/clusters/:id", Viewer, "Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now", 200, "", "ClusterDetail",
 		(*server).getCluster},
-	{http.MethodGet, "/api/v1/clusters/:id/kubeconfig", Viewer, "A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited", 200, "", "ClusterKubeconfig",
+	{http.MethodGet, "/api/v1/clusters/:id/kubeconfig", Viewer, "A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited", 200, "", "ClusterKubeconfig",
 		(*server).clusterKubeconfigOf},
 	{http.MethodGet, "/api/v1/clusters/:id/health", Viewer, "Health score of one cluster, with the findings that produced it", 200, "", "HealthScore",
 		(*server).clusterHealth},

@@ -220,7 +220,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+         * A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
          * @description Needs the viewer role, by a bearer token, or the session cookie.
          */
         get: operations["getClusterKubeconfig"];
@@ -2138,6 +2138,8 @@ export interface operations {
             query?: {
                 /** @description true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy */
                 admin?: "true" | "false";
+                /** @description The credential of the caller's kubeconfig: token (default) embeds a short-lived token; exec runs `kubeopera cluster-token --server <this server> --cluster <id>`, which gets one from the CLI's login whenever kubectl needs it. Not used with admin=true */
+                credential?: "token" | "exec";
             };
             header?: never;
             path: {
@@ -4343,6 +4345,7 @@ type ReadonlyArray<T> = [
 export const pathsApiV1ClustersGetParametersQueryPhaseValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["phase"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const pathsApiV1ClustersGetParametersQuerySourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const pathsApiV1ClustersIdKubeconfigGetParametersQueryAdminValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters/{id}/kubeconfig"]["get"]["parameters"]["query"]["admin"]> = ["true", "false"];
+export const pathsApiV1ClustersIdKubeconfigGetParametersQueryCredentialValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters/{id}/kubeconfig"]["get"]["parameters"]["query"]["credential"]> = ["token", "exec"];
 export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["badge"]> = ["green", "amber", "red", "gray"];
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
