@@ -51,6 +51,10 @@ var routes = []route{
 		(*server).oidcLogin},
 	{http.MethodGet, "/api/v1/auth/oidc/callback", Anonymous, "Where the identity provider sends the browser back: sets the session cookie and answers 303 to the dashboard, or 303 to /signin?sso_error= with the reason", 303, "", "",
 		(*server).oidcCallback},
+	{http.MethodGet, "/api/v1/auth/oidc/cli/login", Anonymous, "Start `kubeopera login --sso`: 303 to the identity provider; the sign-in then ends with a 303 to the CLI's loopback redirect_uri with state and a one-time code (or error). Only http://127.0.0.1:PORT and http://[::1]:PORT redirects are accepted", 303, "", "",
+		(*server).oidcCLILogin},
+	{http.MethodPost, "/api/v1/auth/oidc/cli/token", Anonymous, "Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute", 201, "CLITokenRequest", "IssuedToken",
+		(*server).oidcCLIToken},
 
 	{http.MethodGet, "/api/v1/clusters", Viewer, "List clusters, with live phases from their HostClusters", 200, "", "ClusterList",
 		(*server).listClusters},

@@ -16,12 +16,14 @@ const FlowLifetime = 10 * time.Minute
 // Flow is what the callback must find again of the login that started it:
 // kept in a sealed, short-lived cookie, so any replica can finish it.
 type Flow struct {
-	State    string    `json:"s"`
-	Nonce    string    `json:"n"`
-	Verifier string    `json:"v"`
-	Redirect string    `json:"r"` // the redirect URI the code was asked for
-	Next     string    `json:"x,omitempty"`
-	Expires  time.Time `json:"e"`
+	State    string `json:"s"`
+	Nonce    string `json:"n"`
+	Verifier string `json:"v"`
+	Redirect string `json:"r"` // the redirect URI the code was asked for
+	Next     string `json:"x,omitempty"`
+	// CLI is set when `kubeopera login --sso` started the sign-in.
+	CLI     *CLIFlow  `json:"c,omitempty"`
+	Expires time.Time `json:"e"`
 }
 
 // Sealer encrypts and authenticates (AES-GCM, the server's keyring).
