@@ -29,6 +29,7 @@ export type CreatedUser = S['CreatedUser'];
 export type AccessEnded = S['AccessEnded'];
 export type AuditEvent = S['AuditEvent'];
 export type AuditPage = S['AuditPage'];
+export type ClusterKubeconfig = S['ClusterKubeconfig'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -108,6 +109,7 @@ export const api = {
   signInMethods: () => request<SignInMethods>('GET', '/api/v1/auth/methods'),
   clusters: (q: ClusterQuery = {}) => request<ClusterList>('GET', `/api/v1/clusters${queryString(q)}`),
   cluster: (id: string) => request<ClusterDetail>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
+  kubeconfig: (id: string) => request<ClusterKubeconfig>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/kubeconfig`),
   health: (id: string) => request<HealthScore>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/health`),
   registerSelf: () => request<Cluster>('POST', '/api/v1/clusters/register-self', {}),
   connect: (r: ConnectRequest) => request<Cluster>('POST', '/api/v1/clusters/connect', r),
