@@ -101,6 +101,9 @@ func loginFor(cfg *cliConfig, server, name string, now time.Time) (*cliContext, 
 		if err != nil {
 			return nil, err
 		}
+		if c.Server != server {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("context %q is a login to %s, not %s", name, c.Server, server)}
+		}
 		login = c
 	} else {
 		for i := range cfg.Contexts {
