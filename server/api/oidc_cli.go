@@ -85,9 +85,7 @@ func (s *server) cliCallback(c *fiber.Ctx, cli *oidc.CLIFlow, u *store.User, err
 // oidcCLIToken exchanges a CLI's code and verifier for a login token of
 // the signed-in user's role.
 func (s *server) oidcCLIToken(c *fiber.Ctx) error {
-	if s.sso == nil {
-		return problem(http.StatusNotFound, "single sign-on is not configured on this server (see --oidc-issuer-url)")
-	}
+	// No single sign-on configured is no 404 here: no code can open then.
 	var r cliTokenRequest
 	if err := bindJSON(c, &r); err != nil {
 		return err
@@ -98,6 +96,12 @@ func (s *server) oidcCLIToken(c *fiber.Ctx) error {
 	}
 	if ttl == 0 {
 		ttl = defaultLoginTokenTTL
+	}
+	id := uuid.NewSHA1(cliTokenNamespace, []byte(r.Code)).String()
+	if used, err := s.store.TokenExists(c.UserContext(), id); err != nil {
+		return err
+	} else if used {
+		return s.codeUsed(c)
 	}
 	code, err := oidc.OpenCLICode(s.keyring, r.Code, r.CodeVerifier, s.sessions.now())
 	if err != nil {
@@ -115,11 +119,11 @@ func (s *server) oidcCLIToken(c *fiber.Ctx) error {
 	}
 	token, hash := NewToken()
 	exp := time.Now().UTC().Truncate(time.Microsecond).Add(ttl)
-	t := &store.Token{ID: uuid.NewSHA1(cliTokenNamespace, []byte(r.Code)).String(), Name: loginTokenPrefix + u.Username,
-		Role: u.Role, Hash: hash, ExpiresAt: &exp, UserID: u.ID}
+	t := &store.Token{ID: id, Name: loginTokenPrefix + u.Username, Role: u.Role, Hash: hash, ExpiresAt: &exp, UserID: u.ID}
+	// The look-up above answers a replay plainly; this insert decides
+	// between two exchanges of one code racing past it.
 	if err := s.store.CreateTokenOnce(c.UserContext(), t); errors.Is(err, store.ErrTokenIDTaken) {
-		s.log.Warn("single sign-on: a CLI code was used again", "user_id", u.ID, "request_id", requestID(c))
-		return problem(http.StatusBadRequest, "this sign-in code was used already: run 'kubeopera login --sso' again")
+		return s.codeUsed(c)
 	} else if err != nil {
 		return err
 	}
@@ -127,4 +131,9 @@ func (s *server) oidcCLIToken(c *fiber.Ctx) error {
 	s.log.Info("API token issued", "token_id", t.ID, "token_name", t.Name, "role", t.Role, "by", u.Username, "sso", true,
 		"request_id", requestID(c))
 	return c.Status(http.StatusCreated).JSON(issuedToken{tokenView: viewToken(*t), Token: token})
+}
+
+func (s *server) codeUsed(c *fiber.Ctx) error {
+	s.log.Warn("single sign-on: a CLI sign-in code was used again", "request_id", requestID(c))
+	return problem(http.StatusBadRequest, "this sign-in code was used already: run 'kubeopera login --sso' again")
 }

@@ -134,8 +134,8 @@ func TestCLISingleSignOnRoutesWithoutAProvider(t *testing.T) {
 	if status, _ := e.do(http.MethodGet, oidc.CLILoginPath+"?"+q.Encode(), "", nil); status != 404 {
 		t.Errorf("GET %s without single sign-on: %d, want 404", oidc.CLILoginPath, status)
 	}
-	if status, _ := e.do(http.MethodPost, oidc.CLITokenPath, "", cliTokenRequest{Code: "x", CodeVerifier: cliVerifier}); status != 404 {
-		t.Errorf("POST %s without single sign-on: %d, want 404", oidc.CLITokenPath, status)
+	if status, _ := e.do(http.MethodPost, oidc.CLITokenPath, "", cliTokenRequest{Code: "x", CodeVerifier: cliVerifier}); status != 400 {
+		t.Errorf("POST %s without single sign-on: %d, want 400 (no code can be valid)", oidc.CLITokenPath, status)
 	}
 	down := newEnv(t, envOpts{sso: oidc.New(oidc.Config{Issuer: "http://127.0.0.1:9", ClientID: "k", ClientSecret: "s"})})
 	if status, body := down.do(http.MethodGet, oidc.CLILoginPath+"?"+q.Encode(), "", nil); status != 502 {

@@ -93,7 +93,7 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/auth/oidc/login":      {id: "startSingleSignOn", tag: "session", errors: []int{404, 502}},
 	"GET /api/v1/auth/oidc/callback":   {id: "finishSingleSignOn", tag: "session", errors: []int{404}},
 	"GET /api/v1/auth/oidc/cli/login":  {id: "startCLISingleSignOn", tag: "session", errors: []int{400, 404, 502}, query: cliLoginQuery},
-	"POST /api/v1/auth/oidc/cli/token": {id: "exchangeCLISignInCode", tag: "session", errors: []int{400, 403, 404}},
+	"POST /api/v1/auth/oidc/cli/token": {id: "exchangeCLISignInCode", tag: "session", errors: []int{400, 403}},
 
 	"GET /api/v1/clusters":                {id: "listClusters", tag: "clusters", errors: []int{400}, query: clusterQuery},
 	"GET /api/v1/clusters/:id":            {id: "getCluster", tag: "clusters", errors: []int{404}},

@@ -31,3 +31,13 @@ func (s *Store) CreateTokenOnce(ctx context.Context, t *Token) error {
 	}
 	return nil
 }
+
+// TokenExists reports whether a token with ID id exists, revoked and
+// expired ones included.
+func (s *Store) TokenExists(ctx context.Context, id string) (bool, error) {
+	n, err := s.db.NewSelect().Model((*Token)(nil)).Where("id = ?", id).Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("look up API token %s: %w", id, err)
+	}
+	return n > 0, nil
+}
