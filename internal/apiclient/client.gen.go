@@ -5830,8 +5830,6 @@ type ExchangeCLISignInCodeResponse struct {
 	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
-	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
-	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -5853,11 +5851,6 @@ func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSON400() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
-}
-
-// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
-func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSON404() *Problem {
-	return r.ApplicationproblemJSON404
 }
 
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
@@ -10260,13 +10253,6 @@ func ParseExchangeCLISignInCodeResponse(rsp *http.Response) (*ExchangeCLISignInC
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest Problem
