@@ -75,6 +75,8 @@ func TestLoginSSOThroughTheBrowser(t *testing.T) {
 	t.Setenv("KUBEOPERA_SERVER", "")
 	t.Setenv("KUBEOPERA_TOKEN", "")
 	landed := make(chan string, 1)
+	orig := openBrowser
+	t.Cleanup(func() { openBrowser = orig })
 	openBrowser = func(start string) error {
 		go func() {
 			status, page := browse(t, idp, start, "ada")
@@ -85,7 +87,6 @@ func TestLoginSSOThroughTheBrowser(t *testing.T) {
 		}()
 		return nil
 	}
-	t.Cleanup(func() { openBrowser = nil })
 	out, err := runCLI(t, "", "login", server, "--sso", "--context", "sso", "--ttl", "1h")
 	if err != nil || !strings.Contains(out, `logged in to `+server+` as ada (context "sso"`) {
 		t.Fatalf("login --sso: %v\n%s", err, out)
@@ -107,8 +108,9 @@ func TestLoginSSOThroughTheBrowser(t *testing.T) {
 func TestLoginSSONoBrowserAndRefusals(t *testing.T) {
 	server, idp := startSSOServer(t)
 	t.Setenv("KUBEOPERA_CONFIG", filepath.Join(t.TempDir(), "kubeopera", "config.yaml"))
+	orig := openBrowser
+	t.Cleanup(func() { openBrowser = orig })
 	openBrowser = func(string) error { t.Error("--no-browser opened a browser"); return nil }
-	t.Cleanup(func() { openBrowser = nil })
 	idp.SetUser(testoidc.User{Subject: "u-ada", Username: "ada", Email: "ada@example.com", Groups: []string{"contractors"}})
 
 	cmd := newRootCommand()
