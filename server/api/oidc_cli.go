@@ -90,12 +90,9 @@ func (s *server) oidcCLIToken(c *fiber.Ctx) error {
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
-	ttl, bad := ttlOf("ttlSeconds", r.TTLSeconds, maxLoginTokenTTL, "; leave it out for 30 days")
-	if bad != nil {
-		return invalid(*bad)
-	}
-	if ttl == 0 {
-		ttl = defaultLoginTokenTTL
+	ttl, err := loginTTL(r.TTLSeconds)
+	if err != nil {
+		return err
 	}
 	id := uuid.NewSHA1(cliTokenNamespace, []byte(r.Code)).String()
 	if used, err := s.store.TokenExists(c.UserContext(), id); err != nil {

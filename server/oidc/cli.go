@@ -4,12 +4,10 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
-	"strings"
 	"time"
 )
 
@@ -83,34 +81,14 @@ var ErrCLICode = errors.New("the sign-in code is not valid, has expired or does 
 
 // SealCLICode returns c as the code sent to the CLI.
 func SealCLICode(s Sealer, c CLICode) (string, error) {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return "", fmt.Errorf("encode sign-in code: %w", err)
-	}
-	ct, keyID, err := s.Seal(b, cliCodeAAD)
-	if err != nil {
-		return "", fmt.Errorf("seal sign-in code: %w", err)
-	}
-	return keyID + "." + base64.RawURLEncoding.EncodeToString(ct), nil
+	return sealJSON(s, c, cliCodeAAD, "sign-in code")
 }
 
 // OpenCLICode reads code, refusing it past its expiry as of now or when
 // verifier is not the one its challenge was made from.
 func OpenCLICode(s Sealer, code, verifier string, now time.Time) (CLICode, error) {
-	keyID, enc, ok := strings.Cut(code, ".")
-	if !ok {
-		return CLICode{}, ErrCLICode
-	}
-	ct, err := base64.RawURLEncoding.DecodeString(enc)
-	if err != nil {
-		return CLICode{}, ErrCLICode
-	}
-	b, err := s.Open(ct, keyID, cliCodeAAD)
-	if err != nil {
-		return CLICode{}, ErrCLICode
-	}
 	var c CLICode
-	if err := json.Unmarshal(b, &c); err != nil || !now.Before(c.Expires) ||
+	if !openJSON(s, code, cliCodeAAD, &c) || !now.Before(c.Expires) ||
 		subtle.ConstantTimeCompare([]byte(Challenge(verifier)), []byte(c.Challenge)) != 1 {
 		return CLICode{}, ErrCLICode
 	}
