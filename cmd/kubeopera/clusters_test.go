@@ -28,6 +28,13 @@ func startCLIServer(t *testing.T, clusters ...store.Cluster) string {
 // startCLIServerIn is startCLIServer on the data directory dir.
 func startCLIServerIn(t *testing.T, dir string, clusters ...store.Cluster) string {
 	t.Helper()
+	return startCLIServerArgs(t, dir, []string{"--kubeconfig", "", "--self-kubeconfig", ""}, clusters...)
+}
+
+// startCLIServerArgs is startCLIServerIn with the server's flags for
+// reaching (or not) a management cluster.
+func startCLIServerArgs(t *testing.T, dir string, kubeArgs []string, clusters ...store.Cluster) string {
+	t.Helper()
 	t.Setenv("KUBEOPERA_DATABASE_URL", "")
 	for _, u := range []struct{ name, role string }{{"ops", "platform-admin"}, {"eve", "viewer"}} {
 		if out, err := runCLI(t, cliPassword+"\n", "users", "create", "--data-dir", dir, "--username", u.name,
@@ -49,8 +56,7 @@ func startCLIServerIn(t *testing.T, dir string, clusters ...store.Cluster) strin
 	var out, logs testlog.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&logs)
-	cmd.SetArgs([]string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--plugin-dir", t.TempDir(),
-		"--kubeconfig", "", "--self-kubeconfig", ""})
+	cmd.SetArgs(append([]string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--plugin-dir", t.TempDir()}, kubeArgs...))
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()

@@ -84,13 +84,14 @@ func followUntil(ctx context.Context, cl *apiclient.ClientWithResponses, out io.
 }
 
 func newClustersKubeconfigCommand(c *conn) *cobra.Command {
-	var admin bool
+	var admin, execCred bool
 	cmd := &cobra.Command{
 		Use: "kubeconfig NAME", Args: cobra.ExactArgs(1),
 		Short: "Print a kubeconfig of your own for a cluster: through KubeOpera's proxy, with a token that expires within hours",
 		Long: "Print a kubeconfig that reaches the cluster through KubeOpera's proxy as you, with your role's rights there " +
 			"and a token that expires within hours (or with your login, if sooner). --admin prints the cluster's own " +
-			"kubeconfig instead (platform admins; audited).",
+			"kubeconfig instead (platform admins; audited). --exec prints one that holds no token: kubectl runs " +
+			"'kubeopera cluster-token' (this CLI, on your PATH) for a fresh one from your login whenever it needs one.",
 		ValidArgsFunction: c.completeClusterNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, row, err := c.cluster(cmd.Context(), args[0])
@@ -98,9 +99,16 @@ func newClustersKubeconfigCommand(c *conn) *cobra.Command {
 				return err
 			}
 			var params apiclient.GetClusterKubeconfigParams
+			if admin && execCred {
+				return &exitError{code: exitUsage, err: errors.New("--admin and --exec: pick one (the cluster's own kubeconfig carries its own credential)")}
+			}
 			if admin {
 				v := apiclient.True
 				params.Admin = &v
+			}
+			if execCred {
+				v := apiclient.GetClusterKubeconfigParamsCredentialExec
+				params.Credential = &v
 			}
 			resp, err := cl.GetClusterKubeconfigWithResponse(cmd.Context(), row.Id, &params)
 			if err := expect(resp, err, http.StatusOK); err != nil {
@@ -114,6 +122,7 @@ func newClustersKubeconfigCommand(c *conn) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&admin, "admin", false, "the cluster's own kubeconfig, as KubeOpera reaches it (platform admins; audited)")
+	cmd.Flags().BoolVar(&execCred, "exec", false, "a kubeconfig whose user runs 'kubeopera cluster-token' for a short-lived token, instead of holding one")
 	return cmd
 }
 

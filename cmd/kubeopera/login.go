@@ -17,9 +17,9 @@ import (
 )
 
 type loginOptions struct {
-	contextName, username, token string
-	passwordStdin                bool
-	ttl                          time.Duration
+	contextName, username, token  string
+	passwordStdin, sso, noBrowser bool
+	ttl                           time.Duration
 }
 
 func newLoginCommand() *cobra.Command {
@@ -32,7 +32,9 @@ func newLoginCommand() *cobra.Command {
 			"an API token of your role that expires (--ttl); it goes through the same limits as the\n" +
 			"dashboard's sign-in (logging in again to a context sends the token it holds, so others'\n" +
 			"guesses from your address do not hold you back). With --token, an existing API token is\n" +
-			"checked and kept instead.\n" +
+			"checked and kept instead. With --sso, you sign in through the server's identity provider in your browser:\n" +
+			"the CLI listens on 127.0.0.1 at a random port for the browser's answer, a one-time code it exchanges for the\n" +
+			"token (--no-browser prints the URL to open instead of opening it; the browser must run on this machine).\n" +
 			"The token is stored with the server's URL in a context of the per-user configuration file\n" +
 			"($KUBEOPERA_CONFIG, default ~/.config/kubeopera/config.yaml, mode 0600), which becomes current.",
 		Args: needsArg("the server's URL", "https://kubeopera.example.com"),
@@ -43,6 +45,8 @@ func newLoginCommand() *cobra.Command {
 	f.StringVarP(&o.username, "username", "u", "", "your username (prompted for when not given)")
 	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from the first line of standard input")
 	f.StringVar(&o.token, "token", "", "keep this API token instead of signing in with a password")
+	f.BoolVar(&o.sso, "sso", false, "sign in with the server's single sign-on, in your browser")
+	f.BoolVar(&o.noBrowser, "no-browser", false, "with --sso: print the URL to open instead of opening a browser")
 	f.DurationVar(&o.ttl, "ttl", 0, "how long the token lasts, such as 168h (default 720h, at most 2160h)")
 	return cmd
 }
@@ -62,7 +66,14 @@ func login(cmd *cobra.Command, server string, o loginOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.token != "" {
+	if o.sso && (o.token != "" || o.username != "" || o.passwordStdin) {
+		return &exitError{code: exitUsage, err: errors.New("--sso signs in through the browser: leave out --token, --username and --password-stdin")}
+	}
+	if o.sso {
+		if err := ssoLogin(cmd, &ctx, o); err != nil {
+			return err
+		}
+	} else if o.token != "" {
 		if err := checkToken(cmd, &ctx, o.token); err != nil {
 			return err
 		}

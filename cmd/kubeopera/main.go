@@ -32,6 +32,7 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newAuditCommand())
 	root.AddCommand(newBackupCommand())
 	root.AddCommand(newLoginCommand(), newLogoutCommand(), newContextCommand(), newProvidersCommand(), newCredentialsCommand())
+	root.AddCommand(newClusterTokenCommand())
 	explainMissingArgs(root)
 	return root
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/internal/testlog"
 )
 
-var listeningLine = regexp.MustCompile(`listening on (http://\S+)`)
+var listeningLine = regexp.MustCompile(`listening on (https?://\S+)`)
 
 // `kubeopera server --with-controller`: a cluster connected through the
 // server's API is reconciled by the controller in the same process (its

@@ -716,6 +716,24 @@ func (e GetClusterKubeconfigParamsAdmin) Valid() bool {
 	}
 }
 
+// Defines values for GetClusterKubeconfigParamsCredential.
+const (
+	GetClusterKubeconfigParamsCredentialExec  GetClusterKubeconfigParamsCredential = "exec"
+	GetClusterKubeconfigParamsCredentialToken GetClusterKubeconfigParamsCredential = "token"
+)
+
+// Valid indicates whether the value is a known member of the GetClusterKubeconfigParamsCredential enum.
+func (e GetClusterKubeconfigParamsCredential) Valid() bool {
+	switch e {
+	case GetClusterKubeconfigParamsCredentialExec:
+		return true
+	case GetClusterKubeconfigParamsCredentialToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // AccessEnded defines model for AccessEnded.
 type AccessEnded struct {
 	SessionsEnded int `json:"sessionsEnded"`
@@ -739,6 +757,18 @@ type AuditEvent struct {
 type AuditPage struct {
 	Items []AuditEvent `json:"items"`
 	Next  string       `json:"next"`
+}
+
+// CLITokenRequest defines model for CLITokenRequest.
+type CLITokenRequest struct {
+	// Code the code the sign-in sent to the CLI's loopback redirect
+	Code string `json:"code"`
+
+	// CodeVerifier the verifier whose S256 challenge started the sign-in
+	CodeVerifier string `json:"codeVerifier"`
+
+	// TtlSeconds lifetime in seconds (default 30 days
+	TtlSeconds *int `json:"ttlSeconds,omitempty"`
 }
 
 // Cluster defines model for Cluster.
@@ -1449,6 +1479,18 @@ type ListAuditEventsParams struct {
 	Until *string `form:"until,omitempty" json:"until,omitempty"`
 }
 
+// StartCLISingleSignOnParams defines parameters for StartCLISingleSignOn.
+type StartCLISingleSignOnParams struct {
+	// RedirectUri Where the CLI listens: http://127.0.0.1:PORT/... or http://[::1]:PORT/... (required)
+	RedirectUri *string `form:"redirect_uri,omitempty" json:"redirect_uri,omitempty"`
+
+	// CodeChallenge The unpadded base64url SHA-256 of the verifier the CLI keeps (S256; required)
+	CodeChallenge *string `form:"code_challenge,omitempty" json:"code_challenge,omitempty"`
+
+	// State 16 to 256 random characters the loopback redirect carries back (required)
+	State *string `form:"state,omitempty" json:"state,omitempty"`
+}
+
 // ListClustersParams defines parameters for ListClusters.
 type ListClustersParams struct {
 	// Limit Page size (1 to 500); without it every matching cluster is returned
@@ -1483,10 +1525,19 @@ type ListClustersParamsSource string
 type GetClusterKubeconfigParams struct {
 	// Admin true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy
 	Admin *GetClusterKubeconfigParamsAdmin `form:"admin,omitempty" json:"admin,omitempty"`
+
+	// Credential The credential of the caller's kubeconfig: token (default) embeds a short-lived token; exec runs `kubeopera cluster-token --server <this server> --cluster <id>`, which gets one from the CLI's login whenever kubectl needs it. Not used with admin=true
+	Credential *GetClusterKubeconfigParamsCredential `form:"credential,omitempty" json:"credential,omitempty"`
 }
 
 // GetClusterKubeconfigParamsAdmin defines parameters for GetClusterKubeconfig.
 type GetClusterKubeconfigParamsAdmin string
+
+// GetClusterKubeconfigParamsCredential defines parameters for GetClusterKubeconfig.
+type GetClusterKubeconfigParamsCredential string
+
+// ExchangeCLISignInCodeJSONRequestBody defines body for ExchangeCLISignInCode for application/json ContentType.
+type ExchangeCLISignInCodeJSONRequestBody = CLITokenRequest
 
 // ConnectClusterJSONRequestBody defines body for ConnectCluster for application/json ContentType.
 type ConnectClusterJSONRequestBody = ConnectRequest
@@ -1838,6 +1889,31 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/auth/oidc/callback (the `FinishSingleSignOn` operationId).
 	FinishSingleSignOn(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// StartCLISingleSignOn Start `kubeopera login --sso`: 303 to the identity provider; the sign-in then ends with a 303 to the CLI's loopback redirect_uri with state and a one-time code (or error). Only http://127.0.0.1:PORT and http://[::1]:PORT redirects are accepted
+	//
+	// Anonymous.
+	//
+	// Corresponds with GET /api/v1/auth/oidc/cli/login (the `StartCLISingleSignOn` operationId).
+	StartCLISingleSignOn(ctx context.Context, params *StartCLISingleSignOnParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExchangeCLISignInCodeWithBody Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+	//
+	// Anonymous.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+	ExchangeCLISignInCodeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExchangeCLISignInCode Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+	//
+	// Anonymous.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+	ExchangeCLISignInCode(ctx context.Context, body ExchangeCLISignInCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// StartSingleSignOn Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
 	//
 	// Anonymous.
@@ -1945,7 +2021,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 	GetClusterHealth(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+	// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
 	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
@@ -2391,6 +2467,61 @@ func (c *Client) FinishSingleSignOn(ctx context.Context, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
+// StartCLISingleSignOn Start `kubeopera login --sso`: 303 to the identity provider; the sign-in then ends with a 303 to the CLI's loopback redirect_uri with state and a one-time code (or error). Only http://127.0.0.1:PORT and http://[::1]:PORT redirects are accepted
+//
+// Anonymous.
+//
+// Corresponds with GET /api/v1/auth/oidc/cli/login (the `StartCLISingleSignOn` operationId).
+func (c *Client) StartCLISingleSignOn(ctx context.Context, params *StartCLISingleSignOnParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartCLISingleSignOnRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExchangeCLISignInCodeWithBody Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+//
+// Anonymous.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+func (c *Client) ExchangeCLISignInCodeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExchangeCLISignInCodeRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExchangeCLISignInCode Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+//
+// Anonymous.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+func (c *Client) ExchangeCLISignInCode(ctx context.Context, body ExchangeCLISignInCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExchangeCLISignInCodeRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // StartSingleSignOn Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
 //
 // Anonymous.
@@ -2628,7 +2759,7 @@ func (c *Client) GetClusterHealth(ctx context.Context, id string, reqEditors ...
 	return c.Client.Do(req)
 }
 
-// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
 // Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
@@ -3690,6 +3821,124 @@ func NewFinishSingleSignOnRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewStartCLISingleSignOnRequest constructs an http.Request for the StartCLISingleSignOn method
+func NewStartCLISingleSignOnRequest(server string, params *StartCLISingleSignOnParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/auth/oidc/cli/login")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RedirectUri != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "redirect_uri", *params.RedirectUri, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CodeChallenge != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code_challenge", *params.CodeChallenge, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExchangeCLISignInCodeRequest calls the generic ExchangeCLISignInCode builder with application/json body
+func NewExchangeCLISignInCodeRequest(server string, body ExchangeCLISignInCodeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewExchangeCLISignInCodeRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewExchangeCLISignInCodeRequestWithBody constructs an http.Request for the ExchangeCLISignInCode method, with any body, and a specified content type
+func NewExchangeCLISignInCodeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/auth/oidc/cli/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewStartSingleSignOnRequest constructs an http.Request for the StartSingleSignOn method
 func NewStartSingleSignOnRequest(server string) (*http.Request, error) {
 	var err error
@@ -4150,6 +4399,18 @@ func NewGetClusterKubeconfigRequest(server string, id string, params *GetCluster
 		if params.Admin != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "admin", *params.Admin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Credential != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "credential", *params.Credential, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5553,6 +5814,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/auth/oidc/callback (the `FinishSingleSignOn` operationId).
 	FinishSingleSignOnWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*FinishSingleSignOnResponse, error)
 
+	// StartCLISingleSignOnWithResponse Start `kubeopera login --sso`: 303 to the identity provider; the sign-in then ends with a 303 to the CLI's loopback redirect_uri with state and a one-time code (or error). Only http://127.0.0.1:PORT and http://[::1]:PORT redirects are accepted
+	//
+	// Anonymous.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/auth/oidc/cli/login (the `StartCLISingleSignOn` operationId).
+	StartCLISingleSignOnWithResponse(ctx context.Context, params *StartCLISingleSignOnParams, reqEditors ...RequestEditorFn) (*StartCLISingleSignOnResponse, error)
+
+	// ExchangeCLISignInCodeWithBodyWithResponse Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+	//
+	// Anonymous.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+	ExchangeCLISignInCodeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExchangeCLISignInCodeResponse, error)
+
+	// ExchangeCLISignInCodeWithResponse Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+	//
+	// Anonymous.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+	ExchangeCLISignInCodeWithResponse(ctx context.Context, body ExchangeCLISignInCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*ExchangeCLISignInCodeResponse, error)
+
 	// StartSingleSignOnWithResponse Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
 	//
 	// Anonymous.
@@ -5670,7 +5958,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 	GetClusterHealthWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetClusterHealthResponse, error)
 
-	// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+	// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
 	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
@@ -6287,6 +6575,144 @@ func (r FinishSingleSignOnResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r FinishSingleSignOnResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type StartCLISingleSignOnResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
+	ApplicationproblemJSON502 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r StartCLISingleSignOnResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StartCLISingleSignOnResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON502 returns the response for an HTTP 502 `application/problem+json` response
+func (r StartCLISingleSignOnResponse) GetApplicationproblemJSON502() *Problem {
+	return r.ApplicationproblemJSON502
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r StartCLISingleSignOnResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StartCLISingleSignOnResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartCLISingleSignOnResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartCLISingleSignOnResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartCLISingleSignOnResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExchangeCLISignInCodeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IssuedToken
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ExchangeCLISignInCodeResponse) GetJSON201() *IssuedToken {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ExchangeCLISignInCodeResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ExchangeCLISignInCodeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExchangeCLISignInCodeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExchangeCLISignInCodeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExchangeCLISignInCodeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10028,6 +10454,51 @@ func (c *ClientWithResponses) FinishSingleSignOnWithResponse(ctx context.Context
 	return ParseFinishSingleSignOnResponse(rsp)
 }
 
+// StartCLISingleSignOnWithResponse Start `kubeopera login --sso`: 303 to the identity provider; the sign-in then ends with a 303 to the CLI's loopback redirect_uri with state and a one-time code (or error). Only http://127.0.0.1:PORT and http://[::1]:PORT redirects are accepted
+//
+// Anonymous.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/auth/oidc/cli/login (the `StartCLISingleSignOn` operationId).
+func (c *ClientWithResponses) StartCLISingleSignOnWithResponse(ctx context.Context, params *StartCLISingleSignOnParams, reqEditors ...RequestEditorFn) (*StartCLISingleSignOnResponse, error) {
+	rsp, err := c.StartCLISingleSignOn(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartCLISingleSignOnResponse(rsp)
+}
+
+// ExchangeCLISignInCodeWithBodyWithResponse Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+//
+// Anonymous.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+func (c *ClientWithResponses) ExchangeCLISignInCodeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExchangeCLISignInCodeResponse, error) {
+	rsp, err := c.ExchangeCLISignInCodeWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExchangeCLISignInCodeResponse(rsp)
+}
+
+// ExchangeCLISignInCodeWithResponse Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+//
+// Anonymous.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/auth/oidc/cli/token (the `ExchangeCLISignInCode` operationId).
+func (c *ClientWithResponses) ExchangeCLISignInCodeWithResponse(ctx context.Context, body ExchangeCLISignInCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*ExchangeCLISignInCodeResponse, error) {
+	rsp, err := c.ExchangeCLISignInCode(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExchangeCLISignInCodeResponse(rsp)
+}
+
 // StartSingleSignOnWithResponse Start single sign-on: 303 to the identity provider (a browser navigation; ?next= is the dashboard path to land on)
 //
 // Anonymous.
@@ -10223,7 +10694,7 @@ func (c *ClientWithResponses) GetClusterHealthWithResponse(ctx context.Context, 
 	return ParseGetClusterHealthResponse(rsp)
 }
 
-// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
 // Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
@@ -11090,6 +11561,117 @@ func ParseFinishSingleSignOnResponse(rsp *http.Response) (*FinishSingleSignOnRes
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseStartCLISingleSignOnResponse parses an HTTP response from a StartCLISingleSignOnWithResponse call
+func ParseStartCLISingleSignOnResponse(rsp *http.Response) (*StartCLISingleSignOnResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartCLISingleSignOnResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExchangeCLISignInCodeResponse parses an HTTP response from a ExchangeCLISignInCodeWithResponse call
+func ParseExchangeCLISignInCodeResponse(rsp *http.Response) (*ExchangeCLISignInCodeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExchangeCLISignInCodeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IssuedToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem

@@ -38,6 +38,9 @@ func (s *server) clusterKubeconfigOf(c *fiber.Ctx) error {
 	if admin != "" && admin != "true" && admin != "false" {
 		return invalid(FieldProblem{"admin", `must be "true" or "false"`})
 	}
+	if _, err := credentialKind(c); err != nil {
+		return err
+	}
 	if admin == "true" && !who(c).Role.AtLeast(PlatformAdmin) {
 		return problem(http.StatusForbidden, "the cluster's own kubeconfig (?admin=true) needs the %s role; leave admin out for your own", PlatformAdmin)
 	}

@@ -14,8 +14,16 @@ import (
 // userKubeconfig answers with a kubeconfig whose server is this server's
 // proxy for row and whose credential is a new API token of the caller's
 // role, living userKubeconfigTTL or until the caller's own session or
-// token ends, whichever is sooner. The cluster's credentials stay here.
+// token ends, whichever is sooner; with ?credential=exec, one whose user
+// runs `kubeopera cluster-token` instead. The cluster's credentials stay here.
 func (s *server) userKubeconfig(c *fiber.Ctx, row *store.Cluster) error {
+	kind, err := credentialKind(c)
+	if err != nil {
+		return err
+	}
+	if kind == credentialExec {
+		return s.execKubeconfig(c, row)
+	}
 	p := who(c)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	expires, userID, err := s.callerExpiry(c, now.Add(userKubeconfigTTL))

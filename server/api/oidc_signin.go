@@ -63,13 +63,20 @@ func (s *server) oidcLogin(c *fiber.Ctx) error {
 	if s.sso == nil {
 		return problem(http.StatusNotFound, "single sign-on is not configured on this server (see --oidc-issuer-url)")
 	}
+	return s.beginSSO(c, safeNext(c.Query("next")), nil)
+}
+
+// beginSSO sends the browser to the provider with the flow cookie; next
+// is the dashboard path to land on, cli the CLI's part (nil for the
+// dashboard's sign-in).
+func (s *server) beginSSO(c *fiber.Ctx, next string, cli *oidc.CLIFlow) error {
 	redirect := c.Protocol() + "://" + c.Hostname() + oidc.CallbackPath
 	to, flow, err := s.sso.Begin(c.UserContext(), redirect)
 	if err != nil {
 		s.log.Warn("single sign-on: provider unreachable", "reason", err, "request_id", requestID(c))
 		return problem(http.StatusBadGateway, "the identity provider cannot be reached: %v", err)
 	}
-	flow.Next = safeNext(c.Query("next"))
+	flow.Next, flow.CLI = next, cli
 	sealed, err := oidc.SealFlow(s.keyring, flow)
 	if err != nil {
 		return err
@@ -89,8 +96,15 @@ func (s *server) oidcCallback(c *fiber.Ctx) error {
 	flow, err := oidc.OpenFlow(s.keyring, c.Cookies(flowCookie), s.sessions.now())
 	c.Cookie(&fiber.Cookie{Name: flowCookie, Value: "", Path: oidc.CallbackPath, HTTPOnly: true,
 		SameSite: fiber.CookieSameSiteLaxMode, Secure: c.Protocol() == "https", Expires: time.Unix(0, 0), MaxAge: -1})
+	var u *store.User
 	if err == nil {
-		err = s.finishSSO(c, flow)
+		u, err = s.finishSSO(c, flow)
+	}
+	if flow.CLI != nil {
+		return s.cliCallback(c, flow.CLI, u, err)
+	}
+	if err == nil {
+		_, err = s.newSession(c, u, s.sessions.now())
 	}
 	if err != nil {
 		s.log.Info("single sign-on refused", "reason", err, "request_id", requestID(c))
@@ -99,42 +113,42 @@ func (s *server) oidcCallback(c *fiber.Ctx) error {
 	return c.Redirect(flow.Next, http.StatusSeeOther)
 }
 
-// finishSSO verifies the callback, gives the user the role their groups
-// map to now, and starts a session. A user whose groups map to no role is
-// refused and signed out everywhere.
-func (s *server) finishSSO(c *fiber.Ctx, flow oidc.Flow) error {
+// finishSSO verifies the callback and gives the user the role their
+// groups map to now; the caller starts the session (or the CLI's code). A
+// user whose groups map to no role is refused and signed out everywhere.
+func (s *server) finishSSO(c *fiber.Ctx, flow oidc.Flow) (*store.User, error) {
 	ctx := c.UserContext()
 	q, err := url.ParseQuery(string(c.Request().URI().QueryString()))
 	if err != nil {
-		return fmt.Errorf("%w: %w", oidc.ErrState, err)
+		return nil, fmt.Errorf("%w: %w", oidc.ErrState, err)
 	}
 	id, err := s.sso.Finish(ctx, flow, q)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	role, teams, ok := s.sso.Config().Grants(id.Groups)
 	if !ok {
 		if u, err := s.store.UserByIdentity(ctx, id.Issuer, id.Subject); err == nil {
 			if _, err := s.store.DeleteSessionsOfUser(ctx, u.ID); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		return &ssoRefusal{fmt.Sprintf("none of your groups at %s (%s) gives a KubeOpera role: ask an administrator to map one of them",
+		return nil, &ssoRefusal{fmt.Sprintf("none of your groups at %s (%s) gives a KubeOpera role: ask an administrator to map one of them",
 			s.sso.Config().DisplayName, groupList(id.Groups))}
 	}
 	username, err := usernameOf(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	u, created, err := s.store.SignInExternal(ctx, store.ExternalSignIn{Issuer: id.Issuer, Subject: id.Subject,
 		Username: username, Email: id.Email, Role: role})
 	var conflict *store.ConflictError
 	if errors.As(err, &conflict) {
-		return &ssoRefusal{fmt.Sprintf("%s; an administrator must rename or remove that account before you can sign in with %s",
+		return nil, &ssoRefusal{fmt.Sprintf("%s; an administrator must rename or remove that account before you can sign in with %s",
 			conflict.Message, s.sso.Config().DisplayName)}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if created {
 		s.log.Info("single sign-on made a user", "user_id", u.ID, "username", u.Username, "role", u.Role)
@@ -142,10 +156,9 @@ func (s *server) finishSSO(c *fiber.Ctx, flow oidc.Flow) error {
 	// Team roles follow the groups at every sign-in: a dropped one ends at
 	// once, for sessions already open too (roles are read per request).
 	if err := s.store.ReplaceExternalMemberships(ctx, u.ID, teams); err != nil {
-		return &ssoRefusal{fmt.Sprintf("your groups could not be applied: %v; ask an administrator", err)}
+		return nil, &ssoRefusal{fmt.Sprintf("your groups could not be applied: %v; ask an administrator", err)}
 	}
-	_, err = s.newSession(c, u, s.sessions.now())
-	return err
+	return u, nil
 }
 
 // ssoRefusal is a sign-in the server refuses for a reason the user can

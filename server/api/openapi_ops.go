@@ -56,6 +56,13 @@ var clusterQuery = []queryParam{
 
 var kubeconfigQuery = []queryParam{
 	{name: "admin", description: "true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy", enum: []any{"true", "false"}},
+	{name: "credential", description: "The credential of the caller's kubeconfig: token (default) embeds a short-lived token; exec runs `kubeopera cluster-token --server <this server> --cluster <id>`, which gets one from the CLI's login whenever kubectl needs it. Not used with admin=true", enum: []any{"token", "exec"}},
+}
+
+var cliLoginQuery = []queryParam{
+	{name: "redirect_uri", description: "Where the CLI listens: http://127.0.0.1:PORT/... or http://[::1]:PORT/... (required)"},
+	{name: "code_challenge", description: "The unpadded base64url SHA-256 of the verifier the CLI keeps (S256; required)"},
+	{name: "state", description: "16 to 256 random characters the loopback redirect carries back (required)"},
 }
 
 var auditQuery = []queryParam{
@@ -84,9 +91,11 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/session":        {id: "signOut", tag: "session"},
 	"POST /api/v1/session/password": {id: "changeOwnPassword", tag: "session", errors: []int{401, 429}},
 
-	"GET /api/v1/auth/methods":       {id: "getSignInMethods", tag: "session"},
-	"GET /api/v1/auth/oidc/login":    {id: "startSingleSignOn", tag: "session", errors: []int{404, 502}},
-	"GET /api/v1/auth/oidc/callback": {id: "finishSingleSignOn", tag: "session", errors: []int{404}},
+	"GET /api/v1/auth/methods":         {id: "getSignInMethods", tag: "session"},
+	"GET /api/v1/auth/oidc/login":      {id: "startSingleSignOn", tag: "session", errors: []int{404, 502}},
+	"GET /api/v1/auth/oidc/callback":   {id: "finishSingleSignOn", tag: "session", errors: []int{404}},
+	"GET /api/v1/auth/oidc/cli/login":  {id: "startCLISingleSignOn", tag: "session", errors: []int{400, 404, 502}, query: cliLoginQuery},
+	"POST /api/v1/auth/oidc/cli/token": {id: "exchangeCLISignInCode", tag: "session", errors: []int{400, 403}},
 
 	"GET /api/v1/clusters":                {id: "listClusters", tag: "clusters", errors: []int{400}, query: clusterQuery},
 	"GET /api/v1/clusters/:id":            {id: "getCluster", tag: "clusters", errors: []int{404}},
@@ -135,7 +144,7 @@ func routeKey(r route) string { return r.method + " " + r.path }
 // sign-in page with the reason instead; every other one does while it is
 // down.
 var noDatabase = []string{"GET /healthz", "GET /metrics", "GET /openapi.json", "GET /api/v1/auth/methods",
-	"GET /api/v1/auth/oidc/login", "GET /api/v1/auth/oidc/callback"}
+	"GET /api/v1/auth/oidc/login", "GET /api/v1/auth/oidc/callback", "GET /api/v1/auth/oidc/cli/login"}
 
 // statusesOf is every status r can answer, sorted: its successes, what its
 // handler returns, and what the layers in front of it add: authorize (401

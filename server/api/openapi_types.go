@@ -63,6 +63,7 @@ var componentTypes = map[string]any{
 	"TokenList":             tokenList{},
 	"TokenCreateRequest":    tokenCreateRequest{},
 	"TokenExchangeRequest":  tokenExchangeRequest{},
+	"CLITokenRequest":       cliTokenRequest{},
 	"IssuedToken":           issuedToken{},
 	"ClusterKubeconfig":     clusterKubeconfig{},
 	"Token":                 tokenView{},

@@ -30,6 +30,19 @@ func ttlOf(field string, secs int64, max time.Duration, hint string) (time.Durat
 	return time.Duration(secs) * time.Second, nil
 }
 
+// loginTTL is the lifetime of a login token asked for in seconds: 0 is
+// the default, 30 days; at most 90 days.
+func loginTTL(secs int64) (time.Duration, error) {
+	ttl, bad := ttlOf("ttlSeconds", secs, maxLoginTokenTTL, "; leave it out for 30 days")
+	if bad != nil {
+		return 0, invalid(*bad)
+	}
+	if ttl == 0 {
+		ttl = defaultLoginTokenTTL
+	}
+	return ttl, nil
+}
+
 // tokenCreateRequest is POST /tokens.
 type tokenCreateRequest struct {
 	Name string `json:"name" jsonschema:"required,description=names the token in logs and the audit log"`
@@ -82,12 +95,9 @@ func (s *server) exchangeToken(c *fiber.Ctx) error {
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
-	ttl, bad := ttlOf("ttlSeconds", r.TTLSeconds, maxLoginTokenTTL, "; leave it out for 30 days")
-	if bad != nil {
-		return invalid(*bad)
-	}
-	if ttl == 0 {
-		ttl = defaultLoginTokenTTL
+	ttl, err := loginTTL(r.TTLSeconds)
+	if err != nil {
+		return err
 	}
 	if r.Name != "" {
 		if bad := checkTokenName("name", r.Name, r.Username); bad != nil {

@@ -16,12 +16,14 @@ const FlowLifetime = 10 * time.Minute
 // Flow is what the callback must find again of the login that started it:
 // kept in a sealed, short-lived cookie, so any replica can finish it.
 type Flow struct {
-	State    string    `json:"s"`
-	Nonce    string    `json:"n"`
-	Verifier string    `json:"v"`
-	Redirect string    `json:"r"` // the redirect URI the code was asked for
-	Next     string    `json:"x,omitempty"`
-	Expires  time.Time `json:"e"`
+	State    string `json:"s"`
+	Nonce    string `json:"n"`
+	Verifier string `json:"v"`
+	Redirect string `json:"r"` // the redirect URI the code was asked for
+	Next     string `json:"x,omitempty"`
+	// CLI is set when `kubeopera login --sso` started the sign-in.
+	CLI     *CLIFlow  `json:"c,omitempty"`
+	Expires time.Time `json:"e"`
 }
 
 // Sealer encrypts and authenticates (AES-GCM, the server's keyring).
@@ -40,35 +42,43 @@ var ErrFlow = errors.New("the sign-in took too long or was not started here; sta
 
 // SealFlow returns f as a cookie value.
 func SealFlow(s Sealer, f Flow) (string, error) {
-	b, err := json.Marshal(f)
-	if err != nil {
-		return "", fmt.Errorf("encode sign-in flow: %w", err)
-	}
-	ct, keyID, err := s.Seal(b, flowAAD)
-	if err != nil {
-		return "", fmt.Errorf("seal sign-in flow: %w", err)
-	}
-	return keyID + "." + base64.RawURLEncoding.EncodeToString(ct), nil
+	return sealJSON(s, f, flowAAD, "sign-in flow")
 }
 
 // OpenFlow reads a cookie value SealFlow made, refusing it past its
 // expiry as of now.
 func OpenFlow(s Sealer, v string, now time.Time) (Flow, error) {
-	keyID, enc, ok := strings.Cut(v, ".")
-	if !ok {
-		return Flow{}, ErrFlow
-	}
-	ct, err := base64.RawURLEncoding.DecodeString(enc)
-	if err != nil {
-		return Flow{}, ErrFlow
-	}
-	b, err := s.Open(ct, keyID, flowAAD)
-	if err != nil {
-		return Flow{}, ErrFlow
-	}
 	var f Flow
-	if err := json.Unmarshal(b, &f); err != nil || !now.Before(f.Expires) {
+	if !openJSON(s, v, flowAAD, &f) || !now.Before(f.Expires) {
 		return Flow{}, ErrFlow
 	}
 	return f, nil
+}
+
+// sealJSON seals v, encoded as JSON, for aad: "<key ID>.<base64url>".
+func sealJSON(s Sealer, v any, aad []byte, what string) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode %s: %w", what, err)
+	}
+	ct, keyID, err := s.Seal(b, aad)
+	if err != nil {
+		return "", fmt.Errorf("seal %s: %w", what, err)
+	}
+	return keyID + "." + base64.RawURLEncoding.EncodeToString(ct), nil
+}
+
+// openJSON opens what sealJSON made for aad into out; false for anything
+// else (not sealed here, tampered with, for another purpose).
+func openJSON(s Sealer, sealed string, aad []byte, out any) bool {
+	keyID, enc, ok := strings.Cut(sealed, ".")
+	if !ok {
+		return false
+	}
+	ct, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return false
+	}
+	b, err := s.Open(ct, keyID, aad)
+	return err == nil && json.Unmarshal(b, out) == nil
 }

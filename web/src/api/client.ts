@@ -33,6 +33,7 @@ export type TeamSummary = S['TeamSummary'];
 export type Team = S['Team'];
 export type Member = S['Member'];
 export type TeamRole = S['MemberRequest']['role'];
+export type ClusterKubeconfig = S['ClusterKubeconfig'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -112,6 +113,7 @@ export const api = {
   signInMethods: () => request<SignInMethods>('GET', '/api/v1/auth/methods'),
   clusters: (q: ClusterQuery = {}) => request<ClusterList>('GET', `/api/v1/clusters${queryString(q)}`),
   cluster: (id: string) => request<ClusterDetail>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
+  kubeconfig: (id: string) => request<ClusterKubeconfig>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/kubeconfig`),
   health: (id: string) => request<HealthScore>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/health`),
   registerSelf: () => request<Cluster>('POST', '/api/v1/clusters/register-self', {}),
   connect: (r: ConnectRequest) => request<Cluster>('POST', '/api/v1/clusters/connect', r),

@@ -64,6 +64,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/oidc/cli/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start `kubeopera login --sso`: 303 to the identity provider; the sign-in then ends with a 303 to the CLI's loopback redirect_uri with state and a one-time code (or error). Only http://127.0.0.1:PORT and http://[::1]:PORT redirects are accepted
+         * @description Anonymous.
+         */
+        get: operations["startCLISingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/cli/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the one-time code of `kubeopera login --sso` and the PKCE verifier of its challenge for a login token of the user's role; a code works once, within a minute
+         * @description Anonymous.
+         */
+        post: operations["exchangeCLISignInCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/oidc/login": {
         parameters: {
             query?: never;
@@ -220,7 +260,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
+         * A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token), or with ?credential=exec one that runs `kubeopera cluster-token` for it; ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
          * @description Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         get: operations["getClusterKubeconfig"];
@@ -871,6 +911,14 @@ export interface components {
         AuditPage: {
             items: components["schemas"]["AuditEvent"][];
             next: string;
+        };
+        CLITokenRequest: {
+            /** @description the code the sign-in sent to the CLI's loopback redirect */
+            code: string;
+            /** @description the verifier whose S256 challenge started the sign-in */
+            codeVerifier: string;
+            /** @description lifetime in seconds (default 30 days */
+            ttlSeconds?: number;
         };
         Cluster: {
             actions?: {
@@ -1561,6 +1609,136 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startCLISingleSignOn: {
+        parameters: {
+            query?: {
+                /** @description Where the CLI listens: http://127.0.0.1:PORT/... or http://[::1]:PORT/... (required) */
+                redirect_uri?: string;
+                /** @description The unpadded base64url SHA-256 of the verifier the CLI keeps (S256; required) */
+                code_challenge?: string;
+                /** @description 16 to 256 random characters the loopback redirect carries back (required) */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description See Other */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exchangeCLISignInCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CLITokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedToken"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2353,6 +2531,8 @@ export interface operations {
             query?: {
                 /** @description true: the cluster's own kubeconfig (platform admins), instead of one of the caller's through the proxy */
                 admin?: "true" | "false";
+                /** @description The credential of the caller's kubeconfig: token (default) embeds a short-lived token; exec runs `kubeopera cluster-token --server <this server> --cluster <id>`, which gets one from the CLI's login whenever kubectl needs it. Not used with admin=true */
+                credential?: "token" | "exec";
             };
             header?: never;
             path: {
@@ -4995,6 +5175,7 @@ type ReadonlyArray<T> = [
 export const pathsApiV1ClustersGetParametersQueryPhaseValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["phase"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const pathsApiV1ClustersGetParametersQuerySourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const pathsApiV1ClustersIdKubeconfigGetParametersQueryAdminValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters/{id}/kubeconfig"]["get"]["parameters"]["query"]["admin"]> = ["true", "false"];
+export const pathsApiV1ClustersIdKubeconfigGetParametersQueryCredentialValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters/{id}/kubeconfig"]["get"]["parameters"]["query"]["credential"]> = ["token", "exec"];
 export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["badge"]> = ["green", "amber", "red", "gray"];
 export const clusterRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["role"]> = ["viewer", "operator", "admin", "platform-admin"];
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];

@@ -10,6 +10,7 @@ import { ConditionList } from './ConditionList';
 import { EventList } from './EventList';
 import { NodeTable } from './NodeTable';
 import { watchCommands } from './watchCommands';
+import { DownloadKubeconfig } from './DownloadKubeconfig';
 
 export function ClusterDetailPage() {
   const { id = '' } = useParams();
@@ -64,6 +65,10 @@ export function ClusterDetailPage() {
           </section>
         </>
       )}
+      <section className="panel" aria-labelledby="access-title">
+        <h2 id="access-title">Use it with kubectl</h2>
+        <DownloadKubeconfig cluster={c} />
+      </section>
       <section className="panel" aria-labelledby="kubectl-title">
         <h2 id="kubectl-title">Watch it with kubectl</h2>
         <pre className="commands" tabIndex={0} aria-label="kubectl commands">{watchCommands(c).join('\n')}</pre>
