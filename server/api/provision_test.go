@@ -50,6 +50,19 @@ func TestProvision(t *testing.T) {
 		{"unknown credential", provisionBody("v2", "aws-vanilla", map[string]string{
 			"region": "eu-north-1", "credentialRef": "nope", "apiAllowedCIDRs": "203.0.113.0/24"}), 400, "no stored cloud credential", "inputs.credentialRef"},
 		{"missing domain", map[string]any{"name": "v3", "provider": "aws-eks", "gitOpsRepoURL": "https://g/r.git"}, 400, "DNS name", "domain"},
+		{"another team's credential", func() map[string]any {
+			if _, err := e.st.CreateTeam(context.Background(), "team-b"); err != nil {
+				t.Fatal(err)
+			}
+			b := provisionBody("v5", "aws-eks", map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "apiAllowedCIDRs": "203.0.113.0/24"})
+			b["team"] = "team-b"
+			return b
+		}(), 400, "may use only its own team's credentials", "inputs.credentialRef"},
+		{"a team that does not exist", func() map[string]any {
+			b := provisionBody("v6", "aws-eks", map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "apiAllowedCIDRs": "203.0.113.0/24"})
+			b["team"] = "nobody"
+			return b
+		}(), 400, "there is no team", "team"},
 		{"admin email without username", func() map[string]any {
 			b := provisionBody("v4", "aws-eks", map[string]string{"region": "eu-north-1", "credentialRef": cred.ID, "apiAllowedCIDRs": "203.0.113.0/24"})
 			b["adminEmail"] = "ops@example.com"
