@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ochestra-tech/kubeopera/internal/apiclient"
+	"github.com/ochestra-tech/kubeopera/server/api"
 )
 
 type loginOptions struct {
@@ -43,7 +45,7 @@ func newLoginCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.contextName, "context", "", "name of the context to store (default: the server's host)")
 	f.StringVarP(&o.username, "username", "u", "", "your username (prompted for when not given)")
-	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from the first line of standard input")
+	f.BoolVar(&o.passwordStdin, "password-stdin", false, "read the password from the first line of standard input (and a new one from the second, when the server asks for one)")
 	f.StringVar(&o.token, "token", "", "keep this API token instead of signing in with a password")
 	f.BoolVar(&o.sso, "sso", false, "sign in with the server's single sign-on, in your browser")
 	f.BoolVar(&o.noBrowser, "no-browser", false, "with --sso: print the URL to open instead of opening a browser")
@@ -138,6 +140,14 @@ func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions, known
 		body.TtlSeconds = &secs
 	}
 	resp, err := cl.ExchangePasswordForTokenWithResponse(cmd.Context(), body)
+	if err == nil && resp.StatusCode() == http.StatusForbidden && problemCode(resp.Body) == api.CodePasswordChangeRequired {
+		// A reset, or an account an admin made: the user chooses a new
+		// password now, then signs in with it.
+		if body.Password, err = changePassword(cmd, cl, in, o.passwordStdin, username, password); err != nil {
+			return err
+		}
+		resp, err = cl.ExchangePasswordForTokenWithResponse(cmd.Context(), body)
+	}
 	if err := expect(resp, err, http.StatusCreated); err != nil {
 		return err
 	}
@@ -146,9 +156,52 @@ func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions, known
 	return nil
 }
 
+// changePassword asks for a new password (twice on a terminal; with
+// --password-stdin, the next line of standard input) and sets it with the
+// current one; it returns the new password.
+func changePassword(cmd *cobra.Command, cl *apiclient.ClientWithResponses, in *bufio.Reader, fromStdin bool, username, current string) (string, error) {
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s must choose a new password before signing in.\n", username)
+	next, err := readPasswordAs(cmd, in, fromStdin, "New password: ")
+	if err != nil {
+		return "", err
+	}
+	if !fromStdin {
+		again, err := readPasswordAs(cmd, in, false, "New password again: ")
+		if err != nil {
+			return "", err
+		}
+		if again != next {
+			return "", &exitError{code: exitUsage, err: errors.New("the two new passwords differ; nothing was changed")}
+		}
+	}
+	if next == "" {
+		return "", &exitError{code: exitUsage, err: errors.New("no new password given (with --password-stdin, put it on the second line)")}
+	}
+	resp, err := cl.ChangeOwnPasswordWithResponse(cmd.Context(), apiclient.PasswordChangeRequest{Username: username, Password: current, NewPassword: next})
+	if err := expect(resp, err, http.StatusNoContent); err != nil {
+		return "", err
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "new password set")
+	return next, nil
+}
+
+// problemCode is the code of a problem document, "" when it has none.
+func problemCode(body []byte) string {
+	var p struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(body, &p)
+	return p.Code
+}
+
 // readPassword reads the first line of standard input with --password-stdin,
 // else prompts on the terminal without echo.
 func readPassword(cmd *cobra.Command, in *bufio.Reader, fromStdin bool) (string, error) {
+	return readPasswordAs(cmd, in, fromStdin, "Password: ")
+}
+
+// readPasswordAs is readPassword with prompt.
+func readPasswordAs(cmd *cobra.Command, in *bufio.Reader, fromStdin bool, prompt string) (string, error) {
 	if fromStdin {
 		line, err := in.ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -160,7 +213,7 @@ func readPassword(cmd *cobra.Command, in *bufio.Reader, fromStdin bool) (string,
 	if !ok {
 		return "", &exitError{code: exitUsage, err: errors.New("standard input is not a terminal: pass --password-stdin (or --token)")}
 	}
-	fmt.Fprint(cmd.ErrOrStderr(), "Password: ")
+	fmt.Fprint(cmd.ErrOrStderr(), prompt)
 	b, err := term.ReadPassword(int(f.Fd()))
 	fmt.Fprintln(cmd.ErrOrStderr())
 	if err != nil {

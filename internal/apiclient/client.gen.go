@@ -482,6 +482,21 @@ func (e OverviewRowStatusBadge) Valid() bool {
 	}
 }
 
+// Defines values for ProblemCode.
+const (
+	PasswordChangeRequired ProblemCode = "password_change_required"
+)
+
+// Valid indicates whether the value is a known member of the ProblemCode enum.
+func (e ProblemCode) Valid() bool {
+	switch e {
+	case PasswordChangeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ProviderAvailability.
 const (
 	AVAILABLE ProviderAvailability = "AVAILABLE"
@@ -1217,12 +1232,16 @@ type PasswordChangeRequest struct {
 
 // Problem defines model for Problem.
 type Problem struct {
+	Code   *ProblemCode    `json:"code,omitempty"`
 	Detail string          `json:"detail"`
 	Fields *[]FieldProblem `json:"fields,omitempty"`
 	Status int             `json:"status"`
 	Title  string          `json:"title"`
 	Type   string          `json:"type"`
 }
+
+// ProblemCode defines model for Problem.Code.
+type ProblemCode string
 
 // Provider defines model for Provider.
 type Provider struct {

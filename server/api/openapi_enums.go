@@ -36,6 +36,7 @@ var enumFields = map[reflect.Type]map[string][]any{
 	reflect.TypeFor[lifecycleResponse](): {"status": phaseEnum()},
 	reflect.TypeFor[health.Score]():      {"badge": enumOf(health.Badges)},
 	reflect.TypeFor[federation.Row]():    {"badge": enumOf(health.Badges), "status": phaseEnum(), "statusBadge": enumOf(ClusterBadges)},
+	reflect.TypeFor[Problem]():           {"code": enumOf(ProblemCodes)},
 	reflect.TypeFor[teamView]():          {"role": enumOf(access.TeamRoles)},
 	reflect.TypeFor[store.MemberView]():  {"role": enumOf(access.TeamRoles)},
 	reflect.TypeFor[memberRequest]():     {"role": enumOf(access.TeamRoles)},

@@ -20,7 +20,18 @@ type Problem struct {
 	Detail string `json:"detail"`
 	// Fields lists invalid inputs for validation errors.
 	Fields []FieldProblem `json:"fields,omitempty"`
+	// Code, when set, names the problem for a program: a client acts on
+	// it rather than on the detail's words (ProblemCodes lists them).
+	Code string `json:"code,omitempty"`
 }
+
+// CodePasswordChangeRequired: the user proved their password but must
+// choose a new one (after a reset or an account an admin made) before
+// signing in: POST /api/v1/session/password.
+const CodePasswordChangeRequired = "password_change_required"
+
+// ProblemCodes lists every Problem.Code, for the document's enum.
+var ProblemCodes = []string{CodePasswordChangeRequired}
 
 // FieldProblem is one invalid input: its path in the request and why.
 type FieldProblem struct {

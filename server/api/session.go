@@ -160,8 +160,10 @@ func usable(u *store.User) error {
 	case u.DisabledAt != nil:
 		return problem(http.StatusForbidden, "user %q is disabled: ask a platform admin to enable the account", u.Username)
 	case u.MustChangePassword:
-		return problem(http.StatusForbidden, "user %q must choose a new password first: POST it to /api/v1/session/password, "+
+		p := problem(http.StatusForbidden, "user %q must choose a new password first: POST it to /api/v1/session/password, "+
 			"or sign in to the dashboard or with 'kubeopera login', which ask for it", u.Username)
+		p.Code = CodePasswordChangeRequired
+		return p
 	}
 	return nil
 }

@@ -110,6 +110,8 @@ export const api = {
   session: () => request<Session>('GET', '/api/v1/session'),
   signIn: (username: string, password: string) => request<Session>('POST', '/api/v1/session', { username, password }),
   signOut: () => request<void>('DELETE', '/api/v1/session'),
+  changeOwnPassword: (username: string, password: string, newPassword: string) =>
+    request<void>('POST', '/api/v1/session/password', { username, password, newPassword }),
   signInMethods: () => request<SignInMethods>('GET', '/api/v1/auth/methods'),
   clusters: (q: ClusterQuery = {}) => request<ClusterList>('GET', `/api/v1/clusters${queryString(q)}`),
   cluster: (id: string) => request<ClusterDetail>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),

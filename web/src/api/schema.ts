@@ -1293,6 +1293,8 @@ export interface components {
             username: string;
         };
         Problem: {
+            /** @enum {string} */
+            code?: "password_change_required";
             detail: string;
             fields?: components["schemas"]["FieldProblem"][];
             status: number;
@@ -5192,6 +5194,7 @@ export const memberRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const overviewRowBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["badge"]> = ["green", "amber", "red", "unknown"];
 export const overviewRowStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const overviewRowStatusBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["statusBadge"]> = ["green", "amber", "red", "gray"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Problem"]["code"]> = ["password_change_required"];
 export const providerAvailabilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["availability"]> = ["AVAILABLE", "SOON"];
 export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["member", "viewer", "platform-admin"];
 export const teamSummaryRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TeamSummary"]["role"]> = ["viewer", "operator", "admin"];

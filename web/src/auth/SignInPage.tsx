@@ -17,6 +17,11 @@ export function SignInPage() {
   const [pw, setPassword] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  // Set when the server says this user must choose a new password first
+  // (after a reset, or an account an admin made): the form then asks for it.
+  const [mustChange, setMustChange] = useState(false);
+  const [newPw, setNewPw] = useState('');
+  const [newPw2, setNewPw2] = useState('');
   const next = safeNext(params.get('next'));
   const methods = useQuery({ queryKey: ['sign-in-methods'], queryFn: api.signInMethods, staleTime: Infinity });
   const sso = methods.data?.sso;
@@ -31,9 +36,20 @@ export function SignInPage() {
     setBusy(true);
     setError('');
     try {
-      await signIn(username, pw);
+      if (mustChange) {
+        if (newPw !== newPw2) throw new Error('The two new passwords differ.');
+        await api.changeOwnPassword(username, pw, newPw);
+        await signIn(username, newPw);
+      } else {
+        await signIn(username, pw);
+      }
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
+      if (err instanceof ApiError && err.problem.code === 'password_change_required') {
+        setMustChange(true);
+        setError('');
+      } else {
+        setError(err instanceof ApiError ? (err.fieldErrors().newPassword ?? err.message) : String(err));
+      }
     } finally {
       setBusy(false);
     }
@@ -59,8 +75,21 @@ export function SignInPage() {
             <label htmlFor="password">Password</label>
             <input id="password" name="password" type="password" autoComplete="current-password" value={pw} required
               onChange={(e) => setPassword(e.target.value)} />
+            {mustChange && (
+              <>
+                <p className="notice" role="status">Choose a new password before signing in: the one you have was given to you to be replaced.</p>
+                <label htmlFor="new-password">New password</label>
+                <input id="new-password" name="new-password" type="password" autoComplete="new-password" value={newPw} required
+                  onChange={(e) => setNewPw(e.target.value)} />
+                <label htmlFor="new-password-again">New password again</label>
+                <input id="new-password-again" name="new-password-again" type="password" autoComplete="new-password" value={newPw2} required
+                  onChange={(e) => setNewPw2(e.target.value)} />
+              </>
+            )}
             {error && <p className="error" role="alert">{error}</p>}
-            <button type="submit" className={sso ? '' : 'primary'} disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+            <button type="submit" className={sso ? '' : 'primary'} disabled={busy}>
+              {busy ? 'Signing in…' : mustChange ? 'Set password and sign in' : 'Sign in'}
+            </button>
           </>
         )}
       </form>
