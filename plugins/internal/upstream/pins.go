@@ -92,7 +92,7 @@ func CloudController(minor string) (Pin, error) {
 		return Pin{}, fmt.Errorf("no cloud-provider-aws release is pinned for Kubernetes %s", minor)
 	}
 	return Pin{Checked: Checked, Part: "cloud-provider-aws (Kubernetes " + minor + ")", Version: v,
-		Source: "https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=" + v,
+		Source: "https://github.com/kubernetes/cloud-provider-aws//examples/existing-cluster/base?ref=" + v,
 		Proof:  "TestCloudControllerIsUpstreamsBase (examples/existing-cluster/base of k8s.io/cloud-provider-aws@" + v + ")"}, nil
 }
 
@@ -113,7 +113,7 @@ func CloudControllerMinors() []string {
 // refuses the driver's module, so the tests carry the rules we rely on
 // over from its source at this tag, each naming the file.
 var EBSCSIDriver = Pin{Checked: Checked, Part: "aws-ebs-csi-driver", Version: "v1.64.0",
-	Source: "https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable",
+	Source: "https://github.com/kubernetes-sigs/aws-ebs-csi-driver//deploy/kubernetes/overlays/stable",
 	Proof:  "TestEBSDriverOptionsPassTheDriversOwnValidation (rules read from pkg/driver at this tag; the proxy refuses the module); that the overlay applies only on a real AWS run"}
 
 // EBSCSIAddon is the EKS add-on of EBSCSIDriver the eks module pins
