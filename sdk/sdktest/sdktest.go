@@ -92,6 +92,7 @@ func Run(t *testing.T, cfg Config) {
 	t.Run("CustomRulesNameTheirFields", k.customRules)
 	t.Run("Lifecycle", k.lifecycle)
 	t.Run("NoCredentialsInOutput", k.noSecretsInOutput)
+	t.Run("EstimateSane", k.estimateSane)
 }
 
 func (k *kit) ctx(t *testing.T) context.Context {
