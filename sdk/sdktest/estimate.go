@@ -9,7 +9,7 @@ import (
 )
 
 // estimateSane checks a provider that declares "estimate": an estimate of
-// the valid inputs names its currency, its price table's date and source,
+// Config.EstimateInputs (else the valid inputs) names its currency, its price table's date and source,
 // and its total is the sum of its lines.
 func (k *kit) estimateSane(t *testing.T) {
 	if !k.info.Has(sdk.CapEstimate) {
@@ -19,9 +19,13 @@ func (k *kit) estimateSane(t *testing.T) {
 	if !ok {
 		t.Fatal("the SDK's client does not implement sdk.Estimator")
 	}
-	est, err := e.Estimate(k.ctx(t), sdk.EstimateRequest{Inputs: k.cfg.ValidInputs})
+	in := k.cfg.EstimateInputs
+	if in == nil {
+		in = k.cfg.ValidInputs
+	}
+	est, err := e.Estimate(k.ctx(t), sdk.EstimateRequest{Inputs: in})
 	if err != nil {
-		t.Fatalf("Estimate of Config.ValidInputs: %v", err)
+		t.Fatalf("Estimate of Config.EstimateInputs (else ValidInputs) %v: %v", in, err)
 	}
 	if len(est.Currency) != 3 || est.Source == "" || len(est.Lines) == 0 {
 		t.Errorf("estimate %+v: want an ISO 4217 currency, a source and at least one line", est)

@@ -59,6 +59,10 @@ type Config struct {
 	LifecycleTimeout time.Duration
 	// PollInterval is the wait between Status calls (1s).
 	PollInterval time.Duration
+	// EstimateInputs are the inputs the "estimate" check prices, when
+	// ValidInputs name something your price table lacks (a region, say);
+	// ValidInputs when nil.
+	EstimateInputs map[string]string
 }
 
 // kit is one run of the conformance checks.
