@@ -21,7 +21,7 @@ type Estimator interface {
 	// price table, without calling the cloud (it needs no credentials).
 	// Inputs the estimate cannot do without, or a value the table has no
 	// price for (an instance type, a region), are an InvalidInput error
-	// naming the field.
+	// naming the field as inputs.<name>, as Validate does.
 	Estimate(ctx context.Context, req EstimateRequest) (Estimate, error)
 }
 

@@ -15,7 +15,7 @@ import (
 // calling AWS: its machines, their root volumes, the NAT gateway and its
 // address, and the EKS control plane or (vanilla) the API's load
 // balancers and the kubeconfig's KMS key. A region or an instance type the
-// table has no price for is an InvalidInput error naming the field.
+// table has no price for is an InvalidInput error naming the field (inputs.<name>).
 func (p *Provider) Estimate(_ context.Context, req sdk.EstimateRequest) (sdk.Estimate, error) {
 	in := sdk.WithDefaults(Schema(p.opts), req.Inputs)
 	var bad []sdk.FieldError
@@ -24,22 +24,22 @@ func (p *Provider) Estimate(_ context.Context, req sdk.EstimateRequest) (sdk.Est
 	}
 	region, ok := prices.Regions[in["region"]]
 	if !ok {
-		add("region", "the price table (%s) has no prices for %q; it has %s", prices.Date, in["region"],
+		add("inputs.region", "the price table (%s) has no prices for %q; it has %s", prices.Date, in["region"],
 			strings.Join(slices.Sorted(maps.Keys(prices.Regions)), ", "))
 	}
 	instance, ok := region.Instances[in["instanceType"]]
 	if !ok && region.Instances != nil {
-		add("instanceType", "the price table has no price for %q in %s; it has %s", in["instanceType"], in["region"],
+		add("inputs.instanceType", "the price table has no price for %q in %s; it has %s", in["instanceType"], in["region"],
 			strings.Join(slices.Sorted(maps.Keys(region.Instances)), ", "))
 	}
 	nodes, err := strconv.Atoi(in["nodeCount"])
 	if err != nil || nodes < p.opts.MinNodes || nodes > maxNodes {
-		add("nodeCount", "must be a number from %d to %d, got %q", p.opts.MinNodes, maxNodes, in["nodeCount"])
+		add("inputs.nodeCount", "must be a number from %d to %d, got %q", p.opts.MinNodes, maxNodes, in["nodeCount"])
 	}
 	cps := 0
 	if p.opts.ControlPlane {
 		if cps, err = strconv.Atoi(in["controlPlaneCount"]); err != nil || cps < 1 || cps > maxControlPlanes {
-			add("controlPlaneCount", "must be a number from 1 to %d, got %q", maxControlPlanes, in["controlPlaneCount"])
+			add("inputs.controlPlaneCount", "must be a number from 1 to %d, got %q", maxControlPlanes, in["controlPlaneCount"])
 		}
 	}
 	if err := sdk.InvalidInput(bad...); err != nil {

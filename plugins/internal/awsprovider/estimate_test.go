@@ -87,9 +87,9 @@ func TestTheEstimateRefusesWhatTheTableCannotPrice(t *testing.T) {
 		field string
 		says  string
 	}{
-		{map[string]string{"region": "eu-north-1"}, "region", `no prices for "eu-north-1"; it has us-east-1`},
-		{map[string]string{"region": "us-east-1", "instanceType": "x9.huge"}, "instanceType", `no price for "x9.huge" in us-east-1`},
-		{map[string]string{"region": "us-east-1", "nodeCount": "many"}, "nodeCount", "from 1 to 100"},
+		{map[string]string{"region": "eu-north-1"}, "inputs.region", `no prices for "eu-north-1"; it has us-east-1`},
+		{map[string]string{"region": "us-east-1", "instanceType": "x9.huge"}, "inputs.instanceType", `no price for "x9.huge" in us-east-1`},
+		{map[string]string{"region": "us-east-1", "nodeCount": "many"}, "inputs.nodeCount", "from 1 to 100"},
 	}
 	for _, c := range cases {
 		_, err := EKS("t").Estimate(context.Background(), sdk.EstimateRequest{Inputs: c.in})
