@@ -59,7 +59,7 @@ type CostLine struct {
 
 // Line prices quantity units of item at unitHourly each.
 func Line(item, unit string, quantity, unitHourly float64) CostLine {
-	return CostLine{Item: item, Unit: unit, Quantity: quantity, UnitHourly: unitHourly, Hourly: round(quantity * unitHourly)}
+	return CostLine{Item: item, Unit: unit, Quantity: quantity, UnitHourly: math.Round(unitHourly*1e9) / 1e9, Hourly: round(quantity * unitHourly)}
 }
 
 // Total sets e.Hourly to the sum of its lines and returns e.
