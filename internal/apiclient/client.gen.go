@@ -907,7 +907,8 @@ type Node struct {
 		Allocatable string `json:"allocatable"`
 		Capacity    string `json:"capacity"`
 	} `json:"cpu"`
-	Memory struct {
+	InstanceType *string `json:"instanceType,omitempty"`
+	Memory       struct {
 		Allocatable string `json:"allocatable"`
 		Capacity    string `json:"capacity"`
 	} `json:"memory"`

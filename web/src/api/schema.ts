@@ -1050,6 +1050,7 @@ export interface components {
                 allocatable: string;
                 capacity: string;
             };
+            instanceType?: string;
             memory: {
                 allocatable: string;
                 capacity: string;
