@@ -19,7 +19,7 @@ function decimals(amount: number, significant: number): number {
   return Math.min(8, Math.max(0, -Math.floor(Math.log10(amount)) - 1 + significant));
 }
 
-type Props = { estimate?: Estimate; error?: unknown; updating?: boolean };
+type Props = { estimate?: Estimate; error?: unknown; updating?: boolean; title?: string };
 
 /**
  * What the cluster the form describes would cost, from the plugin's price
@@ -27,13 +27,13 @@ type Props = { estimate?: Estimate; error?: unknown; updating?: boolean };
  * source, and what it leaves out. A refusal (an input the table cannot
  * price) says why instead of a figure; with neither, nothing is shown.
  */
-export function CostEstimate({ estimate, error, updating }: Props) {
+export function CostEstimate({ estimate, error, updating, title = 'Cost estimate' }: Props) {
   if (error) {
     const fields = error instanceof ApiError ? Object.values(error.fieldErrors()) : [];
     const why = fields.length > 0 ? fields.join('; ') : error instanceof Error ? error.message : String(error);
     return (
-      <section className="estimate" aria-label="Cost estimate">
-        <h3>Cost estimate</h3>
+      <section className="estimate" aria-label={title}>
+        <h3>{title}</h3>
         <p className="muted">No estimate: {why}</p>
       </section>
     );
@@ -41,8 +41,8 @@ export function CostEstimate({ estimate, error, updating }: Props) {
   if (!estimate) return null;
   const c = estimate.currency;
   return (
-    <section className="estimate" aria-label="Cost estimate" aria-busy={updating || undefined}>
-      <h3>Cost estimate</h3>
+    <section className="estimate" aria-label={title} aria-busy={updating || undefined}>
+      <h3>{title}</h3>
       <p>
         About <strong>{money(estimate.hourly, c)}</strong> an hour (about {money(estimate.monthly, c)} a month of 730 hours)
       </p>

@@ -7,14 +7,15 @@ export function givesEstimate(p: Provider | null): p is Provider {
   return !!p && p.availability === 'AVAILABLE' && p.capabilities.includes('estimate');
 }
 
-/** value, once it has stopped changing for ms. */
-function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
+/** inputs, once they have stopped changing for ms; compared by content, so a caller may build them anew each render. */
+function useSettled(inputs: Record<string, string>, ms: number): Record<string, string> {
+  const key = JSON.stringify(inputs);
+  const [settled, setSettled] = useState(key);
   useEffect(() => {
-    const t = setTimeout(() => setSettled(value), ms);
+    const t = setTimeout(() => setSettled(key), ms);
     return () => clearTimeout(t);
-  }, [value, ms]);
-  return settled;
+  }, [key, ms]);
+  return JSON.parse(settled) as Record<string, string>;
 }
 
 /**
