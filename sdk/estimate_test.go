@@ -50,7 +50,7 @@ func TestEstimateIsAnOptionalInterface(t *testing.T) {
 	}
 	want, _ := (&pricer{}).Estimate(ctx, EstimateRequest{Inputs: map[string]string{"nodeCount": "3"}})
 	if !reflect.DeepEqual(got, want) || impl.got.Inputs["nodeCount"] != "3" {
-		t.Errorf("Estimate over the wire = %+v, want %+v (the provider got %+v)", got, want, impl.got)
+		t.Fatalf("Estimate over the wire = %+v, want %+v (the provider got %+v)", got, want, impl.got)
 	}
 	if got.Hourly != 0.2248 || got.Lines[0].Hourly != 0.1248 {
 		t.Errorf("hourly = %v (first line %v), want 0.2248 (0.1248)", got.Hourly, got.Lines[0].Hourly)
