@@ -55,17 +55,17 @@ var (
 // byte for byte (the node checks FlannelManifestSHA256). Its images are on
 // ghcr.io, where flannel publishes from v0.26.4 on.
 var (
-	Flannel = Pin{Checked: Checked, Part: "flannel manifest", Version: "v0.28.10",
-		Source: "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.10/Documentation/kube-flannel.yml",
-		Proof:  "TestFlannelManifestIsUpstreams (Documentation/kube-flannel.yml of github.com/flannel-io/flannel@v0.28.10)"}
-	FlannelImage = Pin{Checked: Checked, Part: "flannel image", Version: "ghcr.io/flannel-io/flannel:v0.28.10",
+	Flannel = Pin{Checked: Checked, Part: "flannel manifest", Version: "v0.28.11",
+		Source: "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.11/Documentation/kube-flannel.yml",
+		Proof:  "TestFlannelManifestIsUpstreams (Documentation/kube-flannel.yml of github.com/flannel-io/flannel@v0.28.11)"}
+	FlannelImage = Pin{Checked: Checked, Part: "flannel image", Version: "ghcr.io/flannel-io/flannel:v0.28.11",
 		Source: "ghcr.io", Proof: Flannel.Proof}
-	FlannelCNIPluginImage = Pin{Checked: Checked, Part: "flannel CNI plugin image", Version: "ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3",
+	FlannelCNIPluginImage = Pin{Checked: Checked, Part: "flannel CNI plugin image", Version: "ghcr.io/flannel-io/flannel-cni-plugin:v1.10.0-flannel1",
 		Source: "ghcr.io", Proof: Flannel.Proof}
 )
 
 // FlannelManifestSHA256 is the sha256 of Flannel.Source.
-const FlannelManifestSHA256 = "944a3c1f925f117727a1b7272a323c80965da642498397ec7e6ea9bef0f9e6c5"
+const FlannelManifestSHA256 = "ce933683a1bcb3c128f6530ab35a4938e997dbbedb79aca962add63189330fb3"
 
 // FlannelPodCIDR is the pod network of the flannel manifest (net-conf.json);
 // kubeadm init is given the same.
