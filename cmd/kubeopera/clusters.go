@@ -25,9 +25,9 @@ func newClustersCommand() *cobra.Command {
 }
 
 func newClustersListCommand(c *conn) *cobra.Command {
-	var phase, provider, source, namePrefix string
+	var phase, provider, source, namePrefix, team string
 	cmd := &cobra.Command{
-		Use: "list", Short: "List clusters with their phase, version and nodes", Args: cobra.NoArgs,
+		Use: "list", Short: "List the clusters of your teams with their phase, version and nodes", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, err := c.client()
 			if err != nil {
@@ -48,6 +48,9 @@ func newClustersListCommand(c *conn) *cobra.Command {
 			if namePrefix != "" {
 				p.NamePrefix = &namePrefix
 			}
+			if team != "" {
+				p.Team = &team
+			}
 			items, err := listClusters(cmd.Context(), cl, p)
 			if err != nil {
 				return err
@@ -60,6 +63,7 @@ func newClustersListCommand(c *conn) *cobra.Command {
 	f.StringVar(&provider, "provider", "", "only clusters of this provider (aws, gcp, ...)")
 	f.StringVar(&source, "source", "", "only clusters from this source (connected_existing, provisioned, ...)")
 	f.StringVar(&namePrefix, "name-prefix", "", "only clusters whose name starts with this")
+	f.StringVar(&team, "team", "", "only clusters of this team")
 	_ = cmd.RegisterFlagCompletionFunc("phase", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var out []string
 		for _, p := range v1alpha1.Phases {
@@ -72,14 +76,18 @@ func newClustersListCommand(c *conn) *cobra.Command {
 
 func clusterTable(w *tabwriter.Writer, wide bool, items []apiclient.Cluster) {
 	if wide {
-		fmt.Fprintln(w, "NAME\tPHASE\tPROVIDER\tREGION\tSOURCE\tVERSION\tNODES\tID\tMESSAGE")
+		fmt.Fprintln(w, "NAME\tPHASE\tTEAM\tYOUR ROLE\tPROVIDER\tREGION\tSOURCE\tVERSION\tNODES\tID\tMESSAGE")
 	} else {
 		fmt.Fprintln(w, "NAME\tPHASE\tPROVIDER\tVERSION\tNODES\tAGE")
 	}
 	for _, r := range items {
 		nodes := fmt.Sprintf("%d/%d", r.ReadyNodeCount, r.NodeCount)
 		if wide {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Status, r.Provider, orDash(r.Region), r.Source,
+			role := "-"
+			if r.Role != nil {
+				role = string(*r.Role)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Status, r.Team, role, r.Provider, orDash(r.Region), r.Source,
 				orDash(r.KubernetesVersion), nodes, r.Id, r.Message)
 		} else {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Status, r.Provider, orDash(r.KubernetesVersion), nodes, age(r.CreatedAt))

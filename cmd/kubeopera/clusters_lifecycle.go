@@ -14,7 +14,7 @@ import (
 
 // pipelineFlags are the GitOps settings connect and provision share.
 type pipelineFlags struct {
-	domain, repoURL, path, gitSecret string
+	domain, repoURL, path, gitSecret, team string
 	watch                            bool
 	within                           time.Duration
 }
@@ -25,6 +25,7 @@ func (p *pipelineFlags) add(cmd *cobra.Command) {
 	f.StringVar(&p.repoURL, "gitops-repo-url", "", "the Git repository Flux syncs the cluster from (required)")
 	f.StringVar(&p.path, "gitops-path", "", "the folder of that repository for this cluster (default clusters/NAME)")
 	f.StringVar(&p.gitSecret, "git-credentials-secret", "", "the Secret in KubeOpera's namespace with the repository's credentials")
+	f.StringVar(&p.team, "team", "", "the team that owns the cluster (default: the team \"default\"); you need the admin role there")
 	f.BoolVar(&p.watch, "watch", false, "follow the cluster's phases until it is Ready or Failed")
 	f.DurationVar(&p.within, "timeout", time.Hour, "how long --watch follows")
 }
@@ -63,7 +64,7 @@ func newClustersConnectCommand(c *conn) *cobra.Command {
 			}
 			resp, err := cl.ConnectClusterWithResponse(cmd.Context(), apiclient.ConnectRequest{Name: name, Provider: provider,
 				Region: optional(region), Kubeconfig: string(kc), Domain: p.domain, GitOpsRepoURL: p.repoURL,
-				GitOpsPath: optional(p.path), GitCredentialsSecretRef: optional(p.gitSecret)})
+				GitOpsPath: optional(p.path), GitCredentialsSecretRef: optional(p.gitSecret), Team: optional(p.team)})
 			if err := expect(resp, err, http.StatusAccepted); err != nil {
 				return err
 			}
@@ -101,7 +102,7 @@ func newClustersProvisionCommand(c *conn) *cobra.Command {
 			}
 			resp, err := cl.ProvisionClusterWithResponse(cmd.Context(), apiclient.ProvisionRequest{Name: name, Provider: provider,
 				Topology: optional(topology), Inputs: &in, Domain: p.domain, GitOpsRepoURL: p.repoURL,
-				GitOpsPath: optional(p.path), GitCredentialsSecretRef: optional(p.gitSecret)})
+				GitOpsPath: optional(p.path), GitCredentialsSecretRef: optional(p.gitSecret), Team: optional(p.team)})
 			if err := expect(resp, err, http.StatusAccepted); err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newVersionCommand(), newPluginsCommand(), newDevCommand(), newServerCommand(), newTokensCommand(), newControllerCommand(),
 		newClustersCommand())
-	root.AddCommand(newUsersCommand())
+	root.AddCommand(newUsersCommand(), newTeamsCommand())
 	root.AddCommand(newAuditCommand())
 	root.AddCommand(newBackupCommand())
 	root.AddCommand(newLoginCommand(), newLogoutCommand(), newContextCommand(), newProvidersCommand(), newCredentialsCommand())

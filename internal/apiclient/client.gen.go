@@ -41,6 +41,30 @@ func (e ClusterBadge) Valid() bool {
 	}
 }
 
+// Defines values for ClusterRole.
+const (
+	ClusterRoleAdmin         ClusterRole = "admin"
+	ClusterRoleOperator      ClusterRole = "operator"
+	ClusterRolePlatformAdmin ClusterRole = "platform-admin"
+	ClusterRoleViewer        ClusterRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the ClusterRole enum.
+func (e ClusterRole) Valid() bool {
+	switch e {
+	case ClusterRoleAdmin:
+		return true
+	case ClusterRoleOperator:
+		return true
+	case ClusterRolePlatformAdmin:
+		return true
+	case ClusterRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClusterSource.
 const (
 	ClusterSourceConnectedExisting  ClusterSource = "connected_existing"
@@ -131,6 +155,30 @@ func (e ClusterDetailBadge) Valid() bool {
 	case ClusterDetailBadgeGreen:
 		return true
 	case ClusterDetailBadgeRed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClusterDetailRole.
+const (
+	ClusterDetailRoleAdmin         ClusterDetailRole = "admin"
+	ClusterDetailRoleOperator      ClusterDetailRole = "operator"
+	ClusterDetailRolePlatformAdmin ClusterDetailRole = "platform-admin"
+	ClusterDetailRoleViewer        ClusterDetailRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the ClusterDetailRole enum.
+func (e ClusterDetailRole) Valid() bool {
+	switch e {
+	case ClusterDetailRoleAdmin:
+		return true
+	case ClusterDetailRoleOperator:
+		return true
+	case ClusterDetailRolePlatformAdmin:
+		return true
+	case ClusterDetailRoleViewer:
 		return true
 	default:
 		return false
@@ -235,6 +283,7 @@ func (e HealthScoreBadge) Valid() bool {
 
 // Defines values for IssuedTokenRole.
 const (
+	IssuedTokenRoleMember        IssuedTokenRole = "member"
 	IssuedTokenRolePlatformAdmin IssuedTokenRole = "platform-admin"
 	IssuedTokenRoleViewer        IssuedTokenRole = "viewer"
 )
@@ -242,6 +291,8 @@ const (
 // Valid indicates whether the value is a known member of the IssuedTokenRole enum.
 func (e IssuedTokenRole) Valid() bool {
 	switch e {
+	case IssuedTokenRoleMember:
+		return true
 	case IssuedTokenRolePlatformAdmin:
 		return true
 	case IssuedTokenRoleViewer:
@@ -290,6 +341,48 @@ func (e LifecycleResponseStatus) Valid() bool {
 	case LifecycleResponseStatusUpdating:
 		return true
 	case LifecycleResponseStatusValidatingAccess:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MemberRole.
+const (
+	MemberRoleAdmin    MemberRole = "admin"
+	MemberRoleOperator MemberRole = "operator"
+	MemberRoleViewer   MemberRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the MemberRole enum.
+func (e MemberRole) Valid() bool {
+	switch e {
+	case MemberRoleAdmin:
+		return true
+	case MemberRoleOperator:
+		return true
+	case MemberRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MemberRequestRole.
+const (
+	MemberRequestRoleAdmin    MemberRequestRole = "admin"
+	MemberRequestRoleOperator MemberRequestRole = "operator"
+	MemberRequestRoleViewer   MemberRequestRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the MemberRequestRole enum.
+func (e MemberRequestRole) Valid() bool {
+	switch e {
+	case MemberRequestRoleAdmin:
+		return true
+	case MemberRequestRoleOperator:
+		return true
+	case MemberRequestRoleViewer:
 		return true
 	default:
 		return false
@@ -409,6 +502,7 @@ func (e ProviderAvailability) Valid() bool {
 
 // Defines values for SessionUserRole.
 const (
+	SessionUserRoleMember        SessionUserRole = "member"
 	SessionUserRolePlatformAdmin SessionUserRole = "platform-admin"
 	SessionUserRoleViewer        SessionUserRole = "viewer"
 )
@@ -416,6 +510,8 @@ const (
 // Valid indicates whether the value is a known member of the SessionUserRole enum.
 func (e SessionUserRole) Valid() bool {
 	switch e {
+	case SessionUserRoleMember:
+		return true
 	case SessionUserRolePlatformAdmin:
 		return true
 	case SessionUserRoleViewer:
@@ -425,8 +521,30 @@ func (e SessionUserRole) Valid() bool {
 	}
 }
 
+// Defines values for TeamSummaryRole.
+const (
+	TeamSummaryRoleAdmin    TeamSummaryRole = "admin"
+	TeamSummaryRoleOperator TeamSummaryRole = "operator"
+	TeamSummaryRoleViewer   TeamSummaryRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the TeamSummaryRole enum.
+func (e TeamSummaryRole) Valid() bool {
+	switch e {
+	case TeamSummaryRoleAdmin:
+		return true
+	case TeamSummaryRoleOperator:
+		return true
+	case TeamSummaryRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenRole.
 const (
+	TokenRoleMember        TokenRole = "member"
 	TokenRolePlatformAdmin TokenRole = "platform-admin"
 	TokenRoleViewer        TokenRole = "viewer"
 )
@@ -434,6 +552,8 @@ const (
 // Valid indicates whether the value is a known member of the TokenRole enum.
 func (e TokenRole) Valid() bool {
 	switch e {
+	case TokenRoleMember:
+		return true
 	case TokenRolePlatformAdmin:
 		return true
 	case TokenRoleViewer:
@@ -445,6 +565,7 @@ func (e TokenRole) Valid() bool {
 
 // Defines values for TokenCreateRequestRole.
 const (
+	TokenCreateRequestRoleMember        TokenCreateRequestRole = "member"
 	TokenCreateRequestRolePlatformAdmin TokenCreateRequestRole = "platform-admin"
 	TokenCreateRequestRoleViewer        TokenCreateRequestRole = "viewer"
 )
@@ -452,6 +573,8 @@ const (
 // Valid indicates whether the value is a known member of the TokenCreateRequestRole enum.
 func (e TokenCreateRequestRole) Valid() bool {
 	switch e {
+	case TokenCreateRequestRoleMember:
+		return true
 	case TokenCreateRequestRolePlatformAdmin:
 		return true
 	case TokenCreateRequestRoleViewer:
@@ -463,6 +586,7 @@ func (e TokenCreateRequestRole) Valid() bool {
 
 // Defines values for UserRole.
 const (
+	UserRoleMember        UserRole = "member"
 	UserRolePlatformAdmin UserRole = "platform-admin"
 	UserRoleViewer        UserRole = "viewer"
 )
@@ -470,6 +594,8 @@ const (
 // Valid indicates whether the value is a known member of the UserRole enum.
 func (e UserRole) Valid() bool {
 	switch e {
+	case UserRoleMember:
+		return true
 	case UserRolePlatformAdmin:
 		return true
 	case UserRoleViewer:
@@ -481,6 +607,7 @@ func (e UserRole) Valid() bool {
 
 // Defines values for UserCreateRequestRole.
 const (
+	UserCreateRequestRoleMember        UserCreateRequestRole = "member"
 	UserCreateRequestRolePlatformAdmin UserCreateRequestRole = "platform-admin"
 	UserCreateRequestRoleViewer        UserCreateRequestRole = "viewer"
 )
@@ -488,6 +615,8 @@ const (
 // Valid indicates whether the value is a known member of the UserCreateRequestRole enum.
 func (e UserCreateRequestRole) Valid() bool {
 	switch e {
+	case UserCreateRequestRoleMember:
+		return true
 	case UserCreateRequestRolePlatformAdmin:
 		return true
 	case UserCreateRequestRoleViewer:
@@ -614,6 +743,36 @@ type AuditPage struct {
 
 // Cluster defines model for Cluster.
 type Cluster struct {
+	Actions *struct {
+		AdminKubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"adminKubeconfig"`
+		Disconnect struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"disconnect"`
+		Kubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"kubeconfig"`
+		Retry struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"retry"`
+		Scale struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"scale"`
+		Teardown struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"teardown"`
+		Upgrade struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"upgrade"`
+	} `json:"actions,omitempty"`
 	Badge             ClusterBadge  `json:"badge"`
 	ClusterUid        *string       `json:"cluster_uid,omitempty"`
 	CreatedAt         time.Time     `json:"created_at"`
@@ -630,13 +789,18 @@ type Cluster struct {
 	Provider          string        `json:"provider"`
 	ReadyNodeCount    int           `json:"ready_node_count"`
 	Region            string        `json:"region"`
+	Role              *ClusterRole  `json:"role,omitempty"`
 	Source            ClusterSource `json:"source"`
 	Status            ClusterStatus `json:"status"`
+	Team              string        `json:"team"`
 	UpdatedAt         time.Time     `json:"updated_at"`
 }
 
 // ClusterBadge defines model for Cluster.Badge.
 type ClusterBadge string
+
+// ClusterRole defines model for Cluster.Role.
+type ClusterRole string
 
 // ClusterSource defines model for Cluster.Source.
 type ClusterSource string
@@ -655,6 +819,36 @@ type ClusterCondition struct {
 
 // ClusterDetail defines model for ClusterDetail.
 type ClusterDetail struct {
+	Actions *struct {
+		AdminKubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"adminKubeconfig"`
+		Disconnect struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"disconnect"`
+		Kubeconfig struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"kubeconfig"`
+		Retry struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"retry"`
+		Scale struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"scale"`
+		Teardown struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"teardown"`
+		Upgrade struct {
+			Allowed bool    `json:"allowed"`
+			Reason  *string `json:"reason,omitempty"`
+		} `json:"upgrade"`
+	} `json:"actions,omitempty"`
 	Badge             ClusterDetailBadge  `json:"badge"`
 	ClusterUid        *string             `json:"cluster_uid,omitempty"`
 	Conditions        []ClusterCondition  `json:"conditions"`
@@ -675,8 +869,10 @@ type ClusterDetail struct {
 	Provider          string              `json:"provider"`
 	ReadyNodeCount    int                 `json:"ready_node_count"`
 	Region            string              `json:"region"`
+	Role              *ClusterDetailRole  `json:"role,omitempty"`
 	Source            ClusterDetailSource `json:"source"`
 	Status            ClusterDetailStatus `json:"status"`
+	Team              string              `json:"team"`
 	TerraformJob      *string             `json:"terraformJob,omitempty"`
 	UpdatedAt         time.Time           `json:"updated_at"`
 	WorkerNodeCount   *int                `json:"workerNodeCount,omitempty"`
@@ -684,6 +880,9 @@ type ClusterDetail struct {
 
 // ClusterDetailBadge defines model for ClusterDetail.Badge.
 type ClusterDetailBadge string
+
+// ClusterDetailRole defines model for ClusterDetail.Role.
+type ClusterDetailRole string
 
 // ClusterDetailSource defines model for ClusterDetail.Source.
 type ClusterDetailSource string
@@ -727,6 +926,7 @@ type ConnectRequest struct {
 	Provider                string  `json:"provider"`
 	Region                  *string `json:"region,omitempty"`
 	RegistryPullSecretRef   *string `json:"registryPullSecretRef,omitempty"`
+	Team                    *string `json:"team,omitempty"`
 }
 
 // CostLine defines model for CostLine.
@@ -754,6 +954,7 @@ type Credential struct {
 	Kind      string    `json:"kind"`
 	Label     string    `json:"label"`
 	Last4     string    `json:"last4"`
+	Team      string    `json:"team"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
@@ -895,6 +1096,32 @@ type LifecycleResponse struct {
 // LifecycleResponseStatus defines model for LifecycleResponse.Status.
 type LifecycleResponseStatus string
 
+// Member defines model for Member.
+type Member struct {
+	CreatedAt time.Time  `json:"created_at"`
+	Role      MemberRole `json:"role"`
+	Source    string     `json:"source"`
+	Team      string     `json:"team"`
+	UserId    string     `json:"user_id"`
+	Username  string     `json:"username"`
+}
+
+// MemberRole defines model for Member.Role.
+type MemberRole string
+
+// MemberList defines model for MemberList.
+type MemberList struct {
+	Items []Member `json:"items"`
+}
+
+// MemberRequest defines model for MemberRequest.
+type MemberRequest struct {
+	Role MemberRequestRole `json:"role"`
+}
+
+// MemberRequestRole defines model for MemberRequest.Role.
+type MemberRequestRole string
+
 // Node defines model for Node.
 type Node struct {
 	Conditions []struct {
@@ -1023,6 +1250,7 @@ type ProvisionRequest struct {
 	Name                    string             `json:"name"`
 	Provider                string             `json:"provider"`
 	RegistryPullSecretRef   *string            `json:"registryPullSecretRef,omitempty"`
+	Team                    *string            `json:"team,omitempty"`
 	Topology                *string            `json:"topology,omitempty"`
 }
 
@@ -1093,6 +1321,35 @@ type SkippedPlugin struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 }
+
+// Team defines model for Team.
+type Team struct {
+	CreatedAt time.Time `json:"created_at"`
+	Name      string    `json:"name"`
+}
+
+// TeamList defines model for TeamList.
+type TeamList struct {
+	Items []TeamSummary `json:"items"`
+}
+
+// TeamRequest defines model for TeamRequest.
+type TeamRequest struct {
+	Name string `json:"name"`
+}
+
+// TeamSummary defines model for TeamSummary.
+type TeamSummary struct {
+	Clusters    int              `json:"clusters"`
+	CreatedAt   time.Time        `json:"created_at"`
+	Credentials int              `json:"credentials"`
+	Members     int              `json:"members"`
+	Name        string           `json:"name"`
+	Role        *TeamSummaryRole `json:"role,omitempty"`
+}
+
+// TeamSummaryRole defines model for TeamSummary.Role.
+type TeamSummaryRole string
 
 // TeardownRequest defines model for TeardownRequest.
 type TeardownRequest struct {
@@ -1225,6 +1482,9 @@ type ListClustersParams struct {
 
 	// NamePrefix Only clusters whose name starts with this
 	NamePrefix *string `form:"namePrefix,omitempty" json:"namePrefix,omitempty"`
+
+	// Team Only clusters of this team (of those the caller may see)
+	Team *string `form:"team,omitempty" json:"team,omitempty"`
 }
 
 // ListClustersParamsPhase defines parameters for ListClusters.
@@ -1280,6 +1540,12 @@ type ExchangePasswordForTokenJSONRequestBody = TokenExchangeRequest
 
 // CreateFirstAdminJSONRequestBody defines body for CreateFirstAdmin for application/json ContentType.
 type CreateFirstAdminJSONRequestBody = SetupAdminRequest
+
+// CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
+type CreateTeamJSONRequestBody = TeamRequest
+
+// SetTeamMemberJSONRequestBody defines body for SetTeamMember for application/json ContentType.
+type SetTeamMemberJSONRequestBody = MemberRequest
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = TokenCreateRequest
@@ -1583,14 +1849,14 @@ type ClientInterface interface {
 
 	// ListClusters List clusters, with live phases from their HostClusters
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Corresponds with GET /api/v1/clusters (the `ListClusters` operationId).
 	ListClusters(ctx context.Context, params *ListClustersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ConnectClusterWithBody Connect an existing cluster by kubeconfig
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1599,7 +1865,7 @@ type ClientInterface interface {
 
 	// ConnectCluster Connect an existing cluster by kubeconfig
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1608,7 +1874,7 @@ type ClientInterface interface {
 
 	// ProvisionClusterWithBody Provision a new cluster through a provider plugin
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1617,7 +1883,7 @@ type ClientInterface interface {
 
 	// ProvisionCluster Provision a new cluster through a provider plugin
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1644,21 +1910,21 @@ type ClientInterface interface {
 
 	// DisconnectCluster Disconnect a cluster: 202 while its HostCluster finalizer cleans up (204 when it has none); 409 while a provisioned cluster is still being created
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Corresponds with DELETE /api/v1/clusters/{id} (the `DisconnectCluster` operationId).
 	DisconnectCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCluster Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Corresponds with GET /api/v1/clusters/{id} (the `GetCluster` operationId).
 	GetCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateClusterWithBody Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1667,7 +1933,7 @@ type ClientInterface interface {
 
 	// UpdateCluster Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1676,28 +1942,28 @@ type ClientInterface interface {
 
 	// GetClusterHealth Health score of one cluster, with the findings that produced it
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 	GetClusterHealth(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
 	GetClusterKubeconfig(ctx context.Context, id string, params *GetClusterKubeconfigParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RetryCluster Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Corresponds with POST /api/v1/clusters/{id}/retry (the `RetryCluster` operationId).
 	RetryCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TeardownClusterWithBody Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1706,7 +1972,7 @@ type ClientInterface interface {
 
 	// TeardownCluster Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1715,14 +1981,14 @@ type ClientInterface interface {
 
 	// ListCredentials List cloud credentials (label, kind, last 4 characters)
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Corresponds with GET /api/v1/credentials (the `ListCredentials` operationId).
 	ListCredentials(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateCredentialWithBody Store a cloud credential, encrypted
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1731,7 +1997,7 @@ type ClientInterface interface {
 
 	// CreateCredential Store a cloud credential, encrypted
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1740,21 +2006,21 @@ type ClientInterface interface {
 
 	// DeleteCredential Delete a cloud credential no provisioning cluster uses
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 	//
 	// Corresponds with DELETE /api/v1/credentials/{id} (the `DeleteCredential` operationId).
 	DeleteCredential(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCredential Get a cloud credential's metadata
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie. A credential the caller may not see is answered 404.
 	//
 	// Corresponds with GET /api/v1/credentials/{id} (the `GetCredential` operationId).
 	GetCredential(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateCredentialWithBody Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1763,7 +2029,7 @@ type ClientInterface interface {
 
 	// UpdateCredential Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1772,21 +2038,21 @@ type ClientInterface interface {
 
 	// GetFederationOverview All reachable clusters assessed concurrently: health, nodes, usage, monthly cost
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Corresponds with GET /api/v1/federation/overview (the `GetFederationOverview` operationId).
 	GetFederationOverview(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListProviders List provider plugins with availability and input schema
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 	ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// EstimateCostWithBody What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1795,7 +2061,7 @@ type ClientInterface interface {
 
 	// EstimateCost What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1804,14 +2070,14 @@ type ClientInterface interface {
 
 	// SignOut Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Corresponds with DELETE /api/v1/session (the `SignOut` operationId).
 	SignOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSession Who is signed in, and the CSRF token the session's mutating requests send in X-CSRF-Token
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Corresponds with GET /api/v1/session (the `GetSession` operationId).
 	GetSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1894,6 +2160,70 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/setup/admin (the `CreateFirstAdmin` operationId).
 	CreateFirstAdmin(ctx context.Context, body CreateFirstAdminJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTeams List teams: every team for platform admins and global viewers, else the caller's own; each with what it owns and the caller's role there
+	//
+	// Needs the member role, by a bearer token, or the session cookie.
+	//
+	// Corresponds with GET /api/v1/teams (the `ListTeams` operationId).
+	ListTeams(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTeamWithBody Create a team, which can then own clusters and credentials
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+	CreateTeamWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTeam Create a team, which can then own clusters and credentials
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+	CreateTeam(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTeam Delete a team and its memberships: not the default team, nor one that still owns clusters or credentials (409)
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Corresponds with DELETE /api/v1/teams/{name} (the `DeleteTeam` operationId).
+	DeleteTeam(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTeamMembers List a team's members with their roles, and where each role came from (local, or the identity provider's groups)
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	//
+	// Corresponds with GET /api/v1/teams/{name}/members (the `ListTeamMembers` operationId).
+	ListTeamMembers(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveTeamMember Remove a user from a team: their sessions and proxied watches lose its clusters at once
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Corresponds with DELETE /api/v1/teams/{name}/members/{userId} (the `RemoveTeamMember` operationId).
+	RemoveTeamMember(ctx context.Context, name string, userId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTeamMemberWithBody Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+	SetTeamMemberWithBody(ctx context.Context, name string, userId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetTeamMember Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+	SetTeamMember(ctx context.Context, name string, userId string, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTokens List API tokens (never the tokens themselves): role, last use, expiry, revocation
 	//
@@ -2100,7 +2430,7 @@ func (c *Client) StartSingleSignOn(ctx context.Context, reqEditors ...RequestEdi
 
 // ListClusters List clusters, with live phases from their HostClusters
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Corresponds with GET /api/v1/clusters (the `ListClusters` operationId).
 func (c *Client) ListClusters(ctx context.Context, params *ListClustersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2117,7 +2447,7 @@ func (c *Client) ListClusters(ctx context.Context, params *ListClustersParams, r
 
 // ConnectClusterWithBody Connect an existing cluster by kubeconfig
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2136,7 +2466,7 @@ func (c *Client) ConnectClusterWithBody(ctx context.Context, contentType string,
 
 // ConnectCluster Connect an existing cluster by kubeconfig
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2155,7 +2485,7 @@ func (c *Client) ConnectCluster(ctx context.Context, body ConnectClusterJSONRequ
 
 // ProvisionClusterWithBody Provision a new cluster through a provider plugin
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2174,7 +2504,7 @@ func (c *Client) ProvisionClusterWithBody(ctx context.Context, contentType strin
 
 // ProvisionCluster Provision a new cluster through a provider plugin
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2231,7 +2561,7 @@ func (c *Client) RegisterSelf(ctx context.Context, body RegisterSelfJSONRequestB
 
 // DisconnectCluster Disconnect a cluster: 202 while its HostCluster finalizer cleans up (204 when it has none); 409 while a provisioned cluster is still being created
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Corresponds with DELETE /api/v1/clusters/{id} (the `DisconnectCluster` operationId).
 func (c *Client) DisconnectCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2248,7 +2578,7 @@ func (c *Client) DisconnectCluster(ctx context.Context, id string, reqEditors ..
 
 // GetCluster Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Corresponds with GET /api/v1/clusters/{id} (the `GetCluster` operationId).
 func (c *Client) GetCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2265,7 +2595,7 @@ func (c *Client) GetCluster(ctx context.Context, id string, reqEditors ...Reques
 
 // UpdateClusterWithBody Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2284,7 +2614,7 @@ func (c *Client) UpdateClusterWithBody(ctx context.Context, id string, contentTy
 
 // UpdateCluster Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2303,7 +2633,7 @@ func (c *Client) UpdateCluster(ctx context.Context, id string, body UpdateCluste
 
 // GetClusterHealth Health score of one cluster, with the findings that produced it
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Corresponds with GET /api/v1/clusters/{id}/health (the `GetClusterHealth` operationId).
 func (c *Client) GetClusterHealth(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2320,7 +2650,7 @@ func (c *Client) GetClusterHealth(ctx context.Context, id string, reqEditors ...
 
 // GetClusterKubeconfig A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Corresponds with GET /api/v1/clusters/{id}/kubeconfig (the `GetClusterKubeconfig` operationId).
 func (c *Client) GetClusterKubeconfig(ctx context.Context, id string, params *GetClusterKubeconfigParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2337,7 +2667,7 @@ func (c *Client) GetClusterKubeconfig(ctx context.Context, id string, params *Ge
 
 // RetryCluster Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Corresponds with POST /api/v1/clusters/{id}/retry (the `RetryCluster` operationId).
 func (c *Client) RetryCluster(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2354,7 +2684,7 @@ func (c *Client) RetryCluster(ctx context.Context, id string, reqEditors ...Requ
 
 // TeardownClusterWithBody Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2373,7 +2703,7 @@ func (c *Client) TeardownClusterWithBody(ctx context.Context, id string, content
 
 // TeardownCluster Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2392,7 +2722,7 @@ func (c *Client) TeardownCluster(ctx context.Context, id string, body TeardownCl
 
 // ListCredentials List cloud credentials (label, kind, last 4 characters)
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Corresponds with GET /api/v1/credentials (the `ListCredentials` operationId).
 func (c *Client) ListCredentials(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2409,7 +2739,7 @@ func (c *Client) ListCredentials(ctx context.Context, reqEditors ...RequestEdito
 
 // CreateCredentialWithBody Store a cloud credential, encrypted
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2428,7 +2758,7 @@ func (c *Client) CreateCredentialWithBody(ctx context.Context, contentType strin
 
 // CreateCredential Store a cloud credential, encrypted
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2447,7 +2777,7 @@ func (c *Client) CreateCredential(ctx context.Context, body CreateCredentialJSON
 
 // DeleteCredential Delete a cloud credential no provisioning cluster uses
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 //
 // Corresponds with DELETE /api/v1/credentials/{id} (the `DeleteCredential` operationId).
 func (c *Client) DeleteCredential(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2464,7 +2794,7 @@ func (c *Client) DeleteCredential(ctx context.Context, id string, reqEditors ...
 
 // GetCredential Get a cloud credential's metadata
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie. A credential the caller may not see is answered 404.
 //
 // Corresponds with GET /api/v1/credentials/{id} (the `GetCredential` operationId).
 func (c *Client) GetCredential(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2481,7 +2811,7 @@ func (c *Client) GetCredential(ctx context.Context, id string, reqEditors ...Req
 
 // UpdateCredentialWithBody Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2500,7 +2830,7 @@ func (c *Client) UpdateCredentialWithBody(ctx context.Context, id string, conten
 
 // UpdateCredential Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2519,7 +2849,7 @@ func (c *Client) UpdateCredential(ctx context.Context, id string, body UpdateCre
 
 // GetFederationOverview All reachable clusters assessed concurrently: health, nodes, usage, monthly cost
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Corresponds with GET /api/v1/federation/overview (the `GetFederationOverview` operationId).
 func (c *Client) GetFederationOverview(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2536,7 +2866,7 @@ func (c *Client) GetFederationOverview(ctx context.Context, reqEditors ...Reques
 
 // ListProviders List provider plugins with availability and input schema
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2553,7 +2883,7 @@ func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorF
 
 // EstimateCostWithBody What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2572,7 +2902,7 @@ func (c *Client) EstimateCostWithBody(ctx context.Context, name string, contentT
 
 // EstimateCost What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2591,7 +2921,7 @@ func (c *Client) EstimateCost(ctx context.Context, name string, body EstimateCos
 
 // SignOut Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
 //
-// Needs the viewer role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Corresponds with DELETE /api/v1/session (the `SignOut` operationId).
 func (c *Client) SignOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2608,7 +2938,7 @@ func (c *Client) SignOut(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // GetSession Who is signed in, and the CSRF token the session's mutating requests send in X-CSRF-Token
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Corresponds with GET /api/v1/session (the `GetSession` operationId).
 func (c *Client) GetSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2782,6 +3112,150 @@ func (c *Client) CreateFirstAdminWithBody(ctx context.Context, contentType strin
 // Corresponds with POST /api/v1/setup/admin (the `CreateFirstAdmin` operationId).
 func (c *Client) CreateFirstAdmin(ctx context.Context, body CreateFirstAdminJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateFirstAdminRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTeams List teams: every team for platform admins and global viewers, else the caller's own; each with what it owns and the caller's role there
+//
+// Needs the member role, by a bearer token, or the session cookie.
+//
+// Corresponds with GET /api/v1/teams (the `ListTeams` operationId).
+func (c *Client) ListTeams(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTeamsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTeamWithBody Create a team, which can then own clusters and credentials
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+func (c *Client) CreateTeamWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTeam Create a team, which can then own clusters and credentials
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+func (c *Client) CreateTeam(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTeam Delete a team and its memberships: not the default team, nor one that still owns clusters or credentials (409)
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Corresponds with DELETE /api/v1/teams/{name} (the `DeleteTeam` operationId).
+func (c *Client) DeleteTeam(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTeamRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTeamMembers List a team's members with their roles, and where each role came from (local, or the identity provider's groups)
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie.
+//
+// Corresponds with GET /api/v1/teams/{name}/members (the `ListTeamMembers` operationId).
+func (c *Client) ListTeamMembers(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTeamMembersRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveTeamMember Remove a user from a team: their sessions and proxied watches lose its clusters at once
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Corresponds with DELETE /api/v1/teams/{name}/members/{userId} (the `RemoveTeamMember` operationId).
+func (c *Client) RemoveTeamMember(ctx context.Context, name string, userId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveTeamMemberRequest(c.Server, name, userId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTeamMemberWithBody Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+func (c *Client) SetTeamMemberWithBody(ctx context.Context, name string, userId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTeamMemberRequestWithBody(c.Server, name, userId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetTeamMember Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+func (c *Client) SetTeamMember(ctx context.Context, name string, userId string, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetTeamMemberRequest(c.Server, name, userId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3392,6 +3866,18 @@ func NewListClustersRequest(server string, params *ListClustersParams) (*http.Re
 		if params.NamePrefix != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "namePrefix", *params.NamePrefix, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Team != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "team", *params.Team, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4350,6 +4836,236 @@ func NewCreateFirstAdminRequestWithBody(server string, contentType string, body 
 	return req, nil
 }
 
+// NewListTeamsRequest constructs an http.Request for the ListTeams method
+func NewListTeamsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/teams")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTeamRequest calls the generic CreateTeam builder with application/json body
+func NewCreateTeamRequest(server string, body CreateTeamJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTeamRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTeamRequestWithBody constructs an http.Request for the CreateTeam method, with any body, and a specified content type
+func NewCreateTeamRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/teams")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteTeamRequest constructs an http.Request for the DeleteTeam method
+func NewDeleteTeamRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/teams/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListTeamMembersRequest constructs an http.Request for the ListTeamMembers method
+func NewListTeamMembersRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/teams/%s/members", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRemoveTeamMemberRequest constructs an http.Request for the RemoveTeamMember method
+func NewRemoveTeamMemberRequest(server string, name string, userId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "userId", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/teams/%s/members/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetTeamMemberRequest calls the generic SetTeamMember builder with application/json body
+func NewSetTeamMemberRequest(server string, name string, userId string, body SetTeamMemberJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetTeamMemberRequestWithBody(server, name, userId, "application/json", bodyReader)
+}
+
+// NewSetTeamMemberRequestWithBody constructs an http.Request for the SetTeamMember method, with any body, and a specified content type
+func NewSetTeamMemberRequestWithBody(server string, name string, userId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "userId", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/teams/%s/members/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTokensRequest constructs an http.Request for the ListTokens method
 func NewListTokensRequest(server string) (*http.Request, error) {
 	var err error
@@ -4953,7 +5669,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListClustersWithResponse List clusters, with live phases from their HostClusters
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4962,7 +5678,7 @@ type ClientWithResponsesInterface interface {
 
 	// ConnectClusterWithBodyWithResponse Connect an existing cluster by kubeconfig
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4971,7 +5687,7 @@ type ClientWithResponsesInterface interface {
 
 	// ConnectClusterWithResponse Connect an existing cluster by kubeconfig
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4980,7 +5696,7 @@ type ClientWithResponsesInterface interface {
 
 	// ProvisionClusterWithBodyWithResponse Provision a new cluster through a provider plugin
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4989,7 +5705,7 @@ type ClientWithResponsesInterface interface {
 
 	// ProvisionClusterWithResponse Provision a new cluster through a provider plugin
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5016,7 +5732,7 @@ type ClientWithResponsesInterface interface {
 
 	// DisconnectClusterWithResponse Disconnect a cluster: 202 while its HostCluster finalizer cleans up (204 when it has none); 409 while a provisioned cluster is still being created
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5025,7 +5741,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetClusterWithResponse Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5034,7 +5750,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateClusterWithBodyWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5043,7 +5759,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateClusterWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5052,7 +5768,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetClusterHealthWithResponse Health score of one cluster, with the findings that produced it
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5061,7 +5777,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5070,7 +5786,7 @@ type ClientWithResponsesInterface interface {
 
 	// RetryClusterWithResponse Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5079,7 +5795,7 @@ type ClientWithResponsesInterface interface {
 
 	// TeardownClusterWithBodyWithResponse Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5088,7 +5804,7 @@ type ClientWithResponsesInterface interface {
 
 	// TeardownClusterWithResponse Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5097,7 +5813,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListCredentialsWithResponse List cloud credentials (label, kind, last 4 characters)
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5106,7 +5822,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCredentialWithBodyWithResponse Store a cloud credential, encrypted
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5115,7 +5831,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCredentialWithResponse Store a cloud credential, encrypted
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5124,7 +5840,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteCredentialWithResponse Delete a cloud credential no provisioning cluster uses
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5133,7 +5849,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetCredentialWithResponse Get a cloud credential's metadata
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie. A credential the caller may not see is answered 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5142,7 +5858,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCredentialWithBodyWithResponse Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5151,7 +5867,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCredentialWithResponse Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5160,7 +5876,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetFederationOverviewWithResponse All reachable clusters assessed concurrently: health, nodes, usage, monthly cost
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5169,7 +5885,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListProvidersWithResponse List provider plugins with availability and input schema
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5178,7 +5894,7 @@ type ClientWithResponsesInterface interface {
 
 	// EstimateCostWithBodyWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5187,7 +5903,7 @@ type ClientWithResponsesInterface interface {
 
 	// EstimateCostWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 	//
-	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5196,7 +5912,7 @@ type ClientWithResponsesInterface interface {
 
 	// SignOutWithResponse Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5205,7 +5921,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetSessionWithResponse Who is signed in, and the CSRF token the session's mutating requests send in X-CSRF-Token
 	//
-	// Needs the viewer role, by a bearer token, or the session cookie.
+	// Needs the member role, by a bearer token, or the session cookie.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5292,6 +6008,78 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/setup/admin (the `CreateFirstAdmin` operationId).
 	CreateFirstAdminWithResponse(ctx context.Context, body CreateFirstAdminJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFirstAdminResponse, error)
+
+	// ListTeamsWithResponse List teams: every team for platform admins and global viewers, else the caller's own; each with what it owns and the caller's role there
+	//
+	// Needs the member role, by a bearer token, or the session cookie.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/teams (the `ListTeams` operationId).
+	ListTeamsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTeamsResponse, error)
+
+	// CreateTeamWithBodyWithResponse Create a team, which can then own clusters and credentials
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+	CreateTeamWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+
+	// CreateTeamWithResponse Create a team, which can then own clusters and credentials
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+	CreateTeamWithResponse(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+
+	// DeleteTeamWithResponse Delete a team and its memberships: not the default team, nor one that still owns clusters or credentials (409)
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/teams/{name} (the `DeleteTeam` operationId).
+	DeleteTeamWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error)
+
+	// ListTeamMembersWithResponse List a team's members with their roles, and where each role came from (local, or the identity provider's groups)
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/teams/{name}/members (the `ListTeamMembers` operationId).
+	ListTeamMembersWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ListTeamMembersResponse, error)
+
+	// RemoveTeamMemberWithResponse Remove a user from a team: their sessions and proxied watches lose its clusters at once
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v1/teams/{name}/members/{userId} (the `RemoveTeamMember` operationId).
+	RemoveTeamMemberWithResponse(ctx context.Context, name string, userId string, reqEditors ...RequestEditorFn) (*RemoveTeamMemberResponse, error)
+
+	// SetTeamMemberWithBodyWithResponse Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+	SetTeamMemberWithBodyWithResponse(ctx context.Context, name string, userId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error)
+
+	// SetTeamMemberWithResponse Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+	//
+	// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+	SetTeamMemberWithResponse(ctx context.Context, name string, userId string, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error)
 
 	// ListTokensWithResponse List API tokens (never the tokens themselves): role, last use, expiry, revocation
 	//
@@ -6708,8 +7496,6 @@ type ListCredentialsResponse struct {
 	JSON200 *CredentialList
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
-	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
-	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
@@ -6724,11 +7510,6 @@ func (r ListCredentialsResponse) GetJSON200() *CredentialList {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListCredentialsResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
-}
-
-// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r ListCredentialsResponse) GetApplicationproblemJSON403() *Problem {
-	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
@@ -7841,6 +8622,469 @@ func (r CreateFirstAdminResponse) ContentType() string {
 	return ""
 }
 
+type ListTeamsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TeamList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTeamsResponse) GetJSON200() *TeamList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTeamsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTeamsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListTeamsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTeamsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTeamsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTeamsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTeamsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Team
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTeamResponse) GetJSON201() *Team {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateTeamResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteTeamResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteTeamResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteTeamResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteTeamResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteTeamResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeleteTeamResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteTeamResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTeamResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTeamResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTeamResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListTeamMembersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MemberList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTeamMembersResponse) GetJSON200() *MemberList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTeamMembersResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTeamMembersResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTeamMembersResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTeamMembersResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListTeamMembersResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTeamMembersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTeamMembersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTeamMembersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTeamMembersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveTeamMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RemoveTeamMemberResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RemoveTeamMemberResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RemoveTeamMemberResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RemoveTeamMemberResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RemoveTeamMemberResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveTeamMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveTeamMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveTeamMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveTeamMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetTeamMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Member
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetTeamMemberResponse) GetJSON200() *Member {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetTeamMemberResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetTeamMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetTeamMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetTeamMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetTeamMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListTokensResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8806,6 +10050,8 @@ type GetMetricsResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
 }
@@ -8813,6 +10059,11 @@ type GetMetricsResponse struct {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r GetMetricsResponse) GetApplicationproblemJSON401() *Problem {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMetricsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -9014,7 +10265,7 @@ func (c *ClientWithResponses) StartSingleSignOnWithResponse(ctx context.Context,
 
 // ListClustersWithResponse List clusters, with live phases from their HostClusters
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9029,7 +10280,7 @@ func (c *ClientWithResponses) ListClustersWithResponse(ctx context.Context, para
 
 // ConnectClusterWithBodyWithResponse Connect an existing cluster by kubeconfig
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9044,7 +10295,7 @@ func (c *ClientWithResponses) ConnectClusterWithBodyWithResponse(ctx context.Con
 
 // ConnectClusterWithResponse Connect an existing cluster by kubeconfig
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9059,7 +10310,7 @@ func (c *ClientWithResponses) ConnectClusterWithResponse(ctx context.Context, bo
 
 // ProvisionClusterWithBodyWithResponse Provision a new cluster through a provider plugin
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9074,7 +10325,7 @@ func (c *ClientWithResponses) ProvisionClusterWithBodyWithResponse(ctx context.C
 
 // ProvisionClusterWithResponse Provision a new cluster through a provider plugin
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9119,7 +10370,7 @@ func (c *ClientWithResponses) RegisterSelfWithResponse(ctx context.Context, body
 
 // DisconnectClusterWithResponse Disconnect a cluster: 202 while its HostCluster finalizer cleans up (204 when it has none); 409 while a provisioned cluster is still being created
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9134,7 +10385,7 @@ func (c *ClientWithResponses) DisconnectClusterWithResponse(ctx context.Context,
 
 // GetClusterWithResponse Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9149,7 +10400,7 @@ func (c *ClientWithResponses) GetClusterWithResponse(ctx context.Context, id str
 
 // UpdateClusterWithBodyWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9164,7 +10415,7 @@ func (c *ClientWithResponses) UpdateClusterWithBodyWithResponse(ctx context.Cont
 
 // UpdateClusterWithResponse Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9179,7 +10430,7 @@ func (c *ClientWithResponses) UpdateClusterWithResponse(ctx context.Context, id 
 
 // GetClusterHealthWithResponse Health score of one cluster, with the findings that produced it
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9194,7 +10445,7 @@ func (c *ClientWithResponses) GetClusterHealthWithResponse(ctx context.Context, 
 
 // GetClusterKubeconfigWithResponse A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9209,7 +10460,7 @@ func (c *ClientWithResponses) GetClusterKubeconfigWithResponse(ctx context.Conte
 
 // RetryClusterWithResponse Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9224,7 +10475,7 @@ func (c *ClientWithResponses) RetryClusterWithResponse(ctx context.Context, id s
 
 // TeardownClusterWithBodyWithResponse Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9239,7 +10490,7 @@ func (c *ClientWithResponses) TeardownClusterWithBodyWithResponse(ctx context.Co
 
 // TeardownClusterWithResponse Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9254,7 +10505,7 @@ func (c *ClientWithResponses) TeardownClusterWithResponse(ctx context.Context, i
 
 // ListCredentialsWithResponse List cloud credentials (label, kind, last 4 characters)
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9269,7 +10520,7 @@ func (c *ClientWithResponses) ListCredentialsWithResponse(ctx context.Context, r
 
 // CreateCredentialWithBodyWithResponse Store a cloud credential, encrypted
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9284,7 +10535,7 @@ func (c *ClientWithResponses) CreateCredentialWithBodyWithResponse(ctx context.C
 
 // CreateCredentialWithResponse Store a cloud credential, encrypted
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9299,7 +10550,7 @@ func (c *ClientWithResponses) CreateCredentialWithResponse(ctx context.Context, 
 
 // DeleteCredentialWithResponse Delete a cloud credential no provisioning cluster uses
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9314,7 +10565,7 @@ func (c *ClientWithResponses) DeleteCredentialWithResponse(ctx context.Context, 
 
 // GetCredentialWithResponse Get a cloud credential's metadata
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie. A credential the caller may not see is answered 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9329,7 +10580,7 @@ func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, id 
 
 // UpdateCredentialWithBodyWithResponse Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9344,7 +10595,7 @@ func (c *ClientWithResponses) UpdateCredentialWithBodyWithResponse(ctx context.C
 
 // UpdateCredentialWithResponse Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9359,7 +10610,7 @@ func (c *ClientWithResponses) UpdateCredentialWithResponse(ctx context.Context, 
 
 // GetFederationOverviewWithResponse All reachable clusters assessed concurrently: health, nodes, usage, monthly cost
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9374,7 +10625,7 @@ func (c *ClientWithResponses) GetFederationOverviewWithResponse(ctx context.Cont
 
 // ListProvidersWithResponse List provider plugins with availability and input schema
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9389,7 +10640,7 @@ func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, req
 
 // EstimateCostWithBodyWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9404,7 +10655,7 @@ func (c *ClientWithResponses) EstimateCostWithBodyWithResponse(ctx context.Conte
 
 // EstimateCostWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
 //
-// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9419,7 +10670,7 @@ func (c *ClientWithResponses) EstimateCostWithResponse(ctx context.Context, name
 
 // SignOutWithResponse Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
 //
-// Needs the viewer role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9434,7 +10685,7 @@ func (c *ClientWithResponses) SignOutWithResponse(ctx context.Context, reqEditor
 
 // GetSessionWithResponse Who is signed in, and the CSRF token the session's mutating requests send in X-CSRF-Token
 //
-// Needs the viewer role, by a bearer token, or the session cookie.
+// Needs the member role, by a bearer token, or the session cookie.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9580,6 +10831,126 @@ func (c *ClientWithResponses) CreateFirstAdminWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseCreateFirstAdminResponse(rsp)
+}
+
+// ListTeamsWithResponse List teams: every team for platform admins and global viewers, else the caller's own; each with what it owns and the caller's role there
+//
+// Needs the member role, by a bearer token, or the session cookie.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/teams (the `ListTeams` operationId).
+func (c *ClientWithResponses) ListTeamsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTeamsResponse, error) {
+	rsp, err := c.ListTeams(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTeamsResponse(rsp)
+}
+
+// CreateTeamWithBodyWithResponse Create a team, which can then own clusters and credentials
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+func (c *ClientWithResponses) CreateTeamWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeamWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTeamResponse(rsp)
+}
+
+// CreateTeamWithResponse Create a team, which can then own clusters and credentials
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/teams (the `CreateTeam` operationId).
+func (c *ClientWithResponses) CreateTeamWithResponse(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeam(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTeamResponse(rsp)
+}
+
+// DeleteTeamWithResponse Delete a team and its memberships: not the default team, nor one that still owns clusters or credentials (409)
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/teams/{name} (the `DeleteTeam` operationId).
+func (c *ClientWithResponses) DeleteTeamWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteTeamResponse, error) {
+	rsp, err := c.DeleteTeam(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTeamResponse(rsp)
+}
+
+// ListTeamMembersWithResponse List a team's members with their roles, and where each role came from (local, or the identity provider's groups)
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/teams/{name}/members (the `ListTeamMembers` operationId).
+func (c *ClientWithResponses) ListTeamMembersWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ListTeamMembersResponse, error) {
+	rsp, err := c.ListTeamMembers(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTeamMembersResponse(rsp)
+}
+
+// RemoveTeamMemberWithResponse Remove a user from a team: their sessions and proxied watches lose its clusters at once
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v1/teams/{name}/members/{userId} (the `RemoveTeamMember` operationId).
+func (c *ClientWithResponses) RemoveTeamMemberWithResponse(ctx context.Context, name string, userId string, reqEditors ...RequestEditorFn) (*RemoveTeamMemberResponse, error) {
+	rsp, err := c.RemoveTeamMember(ctx, name, userId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveTeamMemberResponse(rsp)
+}
+
+// SetTeamMemberWithBodyWithResponse Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+func (c *ClientWithResponses) SetTeamMemberWithBodyWithResponse(ctx context.Context, name string, userId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error) {
+	rsp, err := c.SetTeamMemberWithBody(ctx, name, userId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTeamMemberResponse(rsp)
+}
+
+// SetTeamMemberWithResponse Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+//
+// Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v1/teams/{name}/members/{userId} (the `SetTeamMember` operationId).
+func (c *ClientWithResponses) SetTeamMemberWithResponse(ctx context.Context, name string, userId string, body SetTeamMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTeamMemberResponse, error) {
+	rsp, err := c.SetTeamMember(ctx, name, userId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetTeamMemberResponse(rsp)
 }
 
 // ListTokensWithResponse List API tokens (never the tokens themselves): role, last use, expiry, revocation
@@ -10909,13 +12280,6 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 		}
 		response.ApplicationproblemJSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON403 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11805,6 +13169,385 @@ func ParseCreateFirstAdminResponse(rsp *http.Response) (*CreateFirstAdminRespons
 	return response, nil
 }
 
+// ParseListTeamsResponse parses an HTTP response from a ListTeamsWithResponse call
+func ParseListTeamsResponse(rsp *http.Response) (*ListTeamsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTeamsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TeamList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateTeamResponse parses an HTTP response from a CreateTeamWithResponse call
+func ParseCreateTeamResponse(rsp *http.Response) (*CreateTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Team
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTeamResponse parses an HTTP response from a DeleteTeamWithResponse call
+func ParseDeleteTeamResponse(rsp *http.Response) (*DeleteTeamResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTeamResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTeamMembersResponse parses an HTTP response from a ListTeamMembersWithResponse call
+func ParseListTeamMembersResponse(rsp *http.Response) (*ListTeamMembersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTeamMembersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MemberList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRemoveTeamMemberResponse parses an HTTP response from a RemoveTeamMemberWithResponse call
+func ParseRemoveTeamMemberResponse(rsp *http.Response) (*RemoveTeamMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveTeamMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetTeamMemberResponse parses an HTTP response from a SetTeamMemberWithResponse call
+func ParseSetTeamMemberResponse(rsp *http.Response) (*SetTeamMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetTeamMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Member
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListTokensResponse parses an HTTP response from a ListTokensWithResponse call
 func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12599,6 +14342,13 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem

@@ -6,40 +6,33 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/server/access"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
-// Role is what a token may do. Roles are ordered: each includes the ones
-// below it.
-type Role string
+// Role is what a caller may do; the roles and their order are
+// access's, the one list.
+type Role = access.Role
 
-// The roles.
+// The roles, as the route table names them.
 const (
-	Anonymous     Role = ""
-	Viewer        Role = "viewer"
-	PlatformAdmin Role = "platform-admin"
+	Anonymous     = access.Anonymous
+	Member        = access.Member
+	Viewer        = access.Viewer
+	Operator      = access.Operator
+	Admin         = access.Admin
+	PlatformAdmin = access.PlatformAdmin
 )
 
-// Roles lists the roles a token or user can have, lowest first: the
-// document's enum, and what ParseRole accepts.
-var Roles = []Role{Viewer, PlatformAdmin}
-
-var roleRank = map[Role]int{Anonymous: 0, Viewer: 1, PlatformAdmin: 2}
-
-// ParseRole accepts the name of a role a token can have.
-func ParseRole(s string) (Role, error) {
-	if r := Role(s); slices.Contains(Roles, r) {
-		return r, nil
-	}
-	return "", errors.New(`role must be "viewer" or "platform-admin"`)
-}
+// ParseRole accepts the name of a global role (a user's or a token's).
+func ParseRole(s string) (Role, error) { return access.ParseGlobal(s) }
 
 // tokenPrefix marks KubeOpera API tokens, so secret scanners can find them.
 const tokenPrefix = "kop_"
@@ -76,15 +69,16 @@ const principalKey = "principal"
 // On a route that confirms the token itself (confirms; see
 // principalCache) a cached principal admits the request provisionally, and
 // confirmToken finishes the decision.
-func (s *server) authorize(need Role, confirms bool) fiber.Handler {
+func (s *server) authorize(need Role, sc scope, confirms bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if need == Anonymous {
 			return c.Next()
 		}
+		c.Locals(needKey, need)
 		// The dashboard signs in with a session cookie (session_auth.go);
 		// a bearer token, when sent, takes precedence.
 		if c.Get(fiber.HeaderAuthorization) == "" && c.Cookies(sessionCookie) != "" {
-			return s.authorizeSession(c, need)
+			return s.authorizeSession(c, need, sc)
 		}
 		token, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
 		if !ok {
@@ -95,7 +89,7 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 		if confirms {
 			if p, ok := s.principals.get(hash, now); ok {
 				c.Locals(unconfirmedKey, hash)
-				return admit(c, p, need)
+				return s.admit(c, p, need, sc)
 			}
 		}
 		t, err := s.store.TokenByHash(c.UserContext(), hash)
@@ -113,17 +107,36 @@ func (s *server) authorize(need Role, confirms bool) fiber.Handler {
 			s.principals.put(hash, t, now)
 		}
 		s.tokenUsage.record(t.ID, now)
-		return admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role), UserID: t.UserID}, need)
+		return s.admit(c, principal{TokenID: t.ID, Name: t.Name, Role: Role(t.Role), UserID: t.UserID}, need, sc)
 	}
 }
 
-// admit lets p through when its role suffices for need.
-func admit(c *fiber.Ctx, p principal, need Role) error {
+// admit lets p through when its role suffices for need: its global role
+// on a global route, its role on the cluster's or credential's team on a
+// route of one (placed.go).
+func (s *server) admit(c *fiber.Ctx, p principal, need Role, sc scope) error {
 	c.Locals(principalKey, p)
-	if roleRank[p.Role] < roleRank[need] {
-		return problem(http.StatusForbidden, "this needs the %s role; token %q has %s", need, p.Name, p.Role)
+	if sc != globalScope {
+		return s.admitPlaced(c, p, need, sc)
+	}
+	if need == Operator || need == Admin {
+		// The request names its team (a cluster or credential to make):
+		// the handler checks the role there (mayOnTeam).
+		need = Member
+	}
+	if !p.Role.AtLeast(need) {
+		return problem(http.StatusForbidden, "this needs the %s role; %s has %s", need, p.describe(), p.Role)
 	}
 	return c.Next()
+}
+
+// describe names p in a refusal: a token by name, a user signed in to the
+// dashboard by username.
+func (p principal) describe() string {
+	if p.TokenID == "" {
+		return fmt.Sprintf("user %q", p.Name)
+	}
+	return fmt.Sprintf("token %q", p.Name)
 }
 
 func refuseToken(c *fiber.Ctx, name string) error {

@@ -41,6 +41,13 @@ func badge(status string) string {
 type clusterView struct {
 	store.Cluster
 	Badge string `json:"badge"`
+	// Role is the caller's role on the cluster (its team's, or the
+	// caller's global one): the dashboard offers only what it allows; the
+	// server still decides each request.
+	Role Role `json:"role,omitempty"`
+	// Actions are what the caller may ask of the cluster now, each with
+	// the reason when it may not.
+	Actions *clusterActions `json:"actions,omitempty"`
 	// Nodes is the per-node breakdown of a self-registered cluster, read
 	// live; NodesError says why it is missing when it could not be read.
 	Nodes      []inspect.NodeInfo `json:"nodes,omitempty"`

@@ -65,6 +65,9 @@ func newDetailCaches() detailCaches {
 func (s *server) describe(c *fiber.Ctx, row store.Cluster) clusterDetail {
 	d := clusterDetail{clusterView: view(row), Conditions: []hostclusters.Condition{}, Events: []hostclusters.Event{},
 		DisconnectNotice: disconnectNotice(&row)}
+	d.Role = roleHere(c)
+	a := actionsFor(&row, d.Role)
+	d.Actions = &a
 	ctx, done := c.UserContext(), make(chan struct{})
 	go func() {
 		defer close(done)

@@ -24,12 +24,17 @@ type connectRequest struct {
 	// IsHost connects the cluster KubeOpera's host runs in (clears Get
 	// Started); the database's one-host index refuses a second host.
 	IsHost bool `json:"isHost" form:"isHost"`
+	// Team owns the cluster; "default" when left out.
+	Team string `json:"team,omitempty" form:"team"`
 	pipelineRequest
 }
 
 func (s *server) connectCluster(c *fiber.Ctx) error {
 	req, err := readConnect(c)
 	if err != nil {
+		return err
+	}
+	if err := s.teamOf(c, &req.Team); err != nil {
 		return err
 	}
 	req.pipelineRequest = s.defaults.fill(req.pipelineRequest, req.Name)
@@ -51,7 +56,7 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 		return invalid(FieldProblem{"kubeconfig", strings.Join(sum.Unsafe, "; ") + ". KubeOpera refuses such kubeconfigs " +
 			"unless its administrator starts the server with --allow-unsafe-kubeconfigs"})
 	}
-	row := &store.Cluster{Name: req.Name, Provider: req.Provider, Region: req.Region,
+	row := &store.Cluster{Name: req.Name, Team: req.Team, Provider: req.Provider, Region: req.Region,
 		Source: store.SourceConnectedExisting, IsHost: req.IsHost}
 	spec := hostclusters.Spec{Mode: hostclusters.ConnectExisting, Provider: req.Provider, Region: req.Region,
 		Kubeconfig: []byte(req.Kubeconfig)}

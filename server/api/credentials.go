@@ -25,7 +25,9 @@ import (
 // the top level ({"kind":"access_key","accessKeyId":...}), as before kinds
 // were declared by plugins. Field values are never returned by any route.
 type credentialRequest struct {
-	Label  string            `json:"label"`
+	Label string `json:"label"`
+	// Team owns the credential; "default" when left out. It cannot change.
+	Team   string            `json:"team,omitempty"`
 	Kind   string            `json:"kind"`
 	Fields map[string]string `json:"fields,omitempty"`
 }
@@ -46,6 +48,8 @@ func (r *credentialRequest) UnmarshalJSON(b []byte) error {
 			err = json.Unmarshal(v, &r.Label)
 		case "kind":
 			err = json.Unmarshal(v, &r.Kind)
+		case "team":
+			err = json.Unmarshal(v, &r.Team)
 		case "fields":
 			var f map[string]string
 			err = json.Unmarshal(v, &f)
@@ -108,7 +112,7 @@ func (s *server) checkCredential(c *fiber.Ctx, r credentialRequest, self string)
 	}
 	for _, f := range kind.Fields {
 		if v := r.Fields[f.Name]; f.Type == sdk.CredentialRef && v != "" {
-			checks = append(checks, s.checkReference(c, f, v, self))
+			checks = append(checks, s.checkReference(c, f, v, self, r.Team))
 		}
 	}
 	return kind, collect(checks...)
@@ -142,13 +146,14 @@ func checkFieldValues(fields map[string]string) []*FieldProblem {
 func badControl(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
 
 // checkReference checks a field naming another stored credential.
-func (s *server) checkReference(c *fiber.Ctx, f sdk.InputField, id, self string) *FieldProblem {
-	want := "must be the ID of a stored " + orNone(strings.Join(f.CredentialKinds, " or ")) + " credential"
+// It must be of team, the referring credential's.
+func (s *server) checkReference(c *fiber.Ctx, f sdk.InputField, id, self, team string) *FieldProblem {
+	want := "must be the ID of a stored " + orNone(strings.Join(f.CredentialKinds, " or ")) + " credential of team " + team
 	if id == self {
 		return &FieldProblem{f.Name, "cannot be the credential itself; " + want}
 	}
 	src, err := s.store.GetCredential(c.UserContext(), id)
-	if err != nil || len(f.CredentialKinds) > 0 && !slices.Contains(f.CredentialKinds, src.Kind) {
+	if err != nil || src.Team != team || len(f.CredentialKinds) > 0 && !slices.Contains(f.CredentialKinds, src.Kind) {
 		return &FieldProblem{f.Name, want}
 	}
 	return nil
@@ -166,11 +171,14 @@ func (s *server) createCredential(c *fiber.Ctx) error {
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
+	if err := s.teamOf(c, &r.Team); err != nil {
+		return err
+	}
 	kind, err := s.checkCredential(c, r, "")
 	if err != nil {
 		return err
 	}
-	row := &store.Credential{ID: uuid.NewString(), Label: r.Label, Kind: r.Kind, CreatedBy: who(c).Name}
+	row := &store.Credential{ID: uuid.NewString(), Label: r.Label, Team: r.Team, Kind: r.Kind, CreatedBy: who(c).Name}
 	if err := s.seal(row, kind, r.Fields); err != nil {
 		return err
 	}
@@ -207,15 +215,47 @@ func (s *server) seal(row *store.Credential, kind sdk.CredentialKind, fields map
 	return nil
 }
 
+// listCredentials is GET /credentials: those of the teams the caller
+// administers (every team's for a platform admin).
 func (s *server) listCredentials(c *fiber.Ctx) error {
 	rows, err := s.store.ListCredentials(c.UserContext())
 	if err != nil {
 		return err
 	}
-	if rows == nil {
-		rows = []store.Credential{}
+	admins, err := s.teamsAdministered(c)
+	if err != nil {
+		return err
 	}
-	return c.JSON(credentialList{Items: rows})
+	out := make([]store.Credential, 0, len(rows))
+	for _, r := range rows {
+		if admins == nil || admins[r.Team] {
+			out = append(out, r)
+		}
+	}
+	return c.JSON(credentialList{Items: out})
+}
+
+// teamsAdministered is the set of teams on which the caller has the admin
+// role; nil for a platform admin, who administers every team.
+func (s *server) teamsAdministered(c *fiber.Ctx) (map[string]bool, error) {
+	p := who(c)
+	if p.Role == PlatformAdmin {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	if p.UserID == "" {
+		return out, nil
+	}
+	ms, err := s.store.TeamsOf(c.UserContext(), p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if m.Role.AtLeast(Admin) {
+			out[m.Team] = true
+		}
+	}
+	return out, nil
 }
 
 // credentialList is GET /credentials.
@@ -270,12 +310,15 @@ func (s *server) updateCredential(c *fiber.Ctx) error {
 		return err
 	}
 	// Start from the stored values; the request overrides what it sets.
-	r := credentialRequest{Label: row.Label, Kind: row.Kind, Fields: map[string]string(stored)}
+	r := credentialRequest{Label: row.Label, Team: row.Team, Kind: row.Kind, Fields: map[string]string(stored)}
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
 	if r.Kind != row.Kind {
 		return invalid(FieldProblem{"kind", "cannot change; create a new credential of the other kind"})
+	}
+	if r.Team != row.Team {
+		return invalid(FieldProblem{"team", "cannot change; create the credential again in the other team"})
 	}
 	kind, err := s.checkCredential(c, r, row.ID)
 	if err != nil {

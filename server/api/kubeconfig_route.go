@@ -38,7 +38,7 @@ func (s *server) clusterKubeconfigOf(c *fiber.Ctx) error {
 	if admin != "" && admin != "true" && admin != "false" {
 		return invalid(FieldProblem{"admin", `must be "true" or "false"`})
 	}
-	if admin == "true" && roleRank[who(c).Role] < roleRank[PlatformAdmin] {
+	if admin == "true" && !who(c).Role.AtLeast(PlatformAdmin) {
 		return problem(http.StatusForbidden, "the cluster's own kubeconfig (?admin=true) needs the %s role; leave admin out for your own", PlatformAdmin)
 	}
 	row, err := s.store.GetCluster(c.UserContext(), c.Params("id"))

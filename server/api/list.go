@@ -20,7 +20,8 @@ type clusterList struct {
 	HostRegistered bool          `json:"hostRegistered"`
 }
 
-// listClusters is GET /clusters?limit=&continue=&phase=&provider=&source=&namePrefix=.
+// listClusters is GET /clusters?limit=&continue=&phase=&provider=&source=&namePrefix=&team=:
+// the clusters of the caller's teams (every team's for a global viewer).
 // Without limit it returns every matching cluster, as before paging existed.
 // The filters and the paging run in the database.
 func (s *server) listClusters(c *fiber.Ctx) error {
@@ -29,6 +30,7 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 		return s.failConfirmed(c, err)
 	}
 	f.ActiveToken = tokenToConfirm(c)
+	visibleOnly(c, &f)
 	page, err := s.store.ListClusterPage(c.UserContext(), f)
 	if err != nil {
 		err = s.failConfirmed(c, err)
@@ -42,11 +44,19 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 		return err
 	}
 	rows := s.syncOnRead(c, page.Clusters)
+	roleOn, err := s.rolesByTeam(c)
+	if err != nil {
+		return err
+	}
 	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: page.HostRegistered}
 	for _, r := range rows {
 		// The stored phase matched; a live one merged since may not.
 		if f.Status == "" || r.Status == f.Status {
-			out.Items = append(out.Items, view(r))
+			v := view(r)
+			v.Role = roleOn(r.Team)
+			a := actionsFor(&r, v.Role)
+			v.Actions = &a
+			out.Items = append(out.Items, v)
 		}
 	}
 	return sendClusterList(c, out)
@@ -55,7 +65,7 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 // clusterFilter reads the paging and filter parameters of GET /clusters.
 func clusterFilter(c *fiber.Ctx) (store.ClusterFilter, error) {
 	f := store.ClusterFilter{Status: c.Query("phase"), Provider: c.Query("provider"),
-		Source: store.Source(c.Query("source")), NamePrefix: c.Query("namePrefix"), Continue: c.Query("continue")}
+		Source: store.Source(c.Query("source")), NamePrefix: c.Query("namePrefix"), Team: c.Query("team"), Continue: c.Query("continue")}
 	if v := c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > store.MaxPageSize {

@@ -144,3 +144,56 @@ func TestSyncOnReadOfAPageLooksUpOnlyThatPage(t *testing.T) {
 		t.Errorf("write-back: stored status %q", stored.Status)
 	}
 }
+
+// A member's pages hold exactly their teams' clusters: with half of the
+// clusters in their team, paging at 3 and at 10 returns that half in
+// order, no page short of the limit before the last, none repeated; on
+// both databases (PostgreSQL runs the page as its own prepared SQL).
+func TestAMembersPagesHoldExactlyTheirTeamsClusters(t *testing.T) {
+	for _, pg := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sqlite", true: "postgres"}[pg], func(t *testing.T) {
+			e := newEnv(t, envOpts{postgres: pg})
+			ctx := context.Background()
+			if _, err := e.st.CreateTeam(ctx, "team-a"); err != nil {
+				t.Fatal(err)
+			}
+			var mine []string
+			for i := range 20 {
+				row := &store.Cluster{Name: fmt.Sprintf("c-%02d", i), Provider: "aws", Source: store.SourceConnectedExisting, Status: "Ready"}
+				if i%2 == 0 {
+					row.Team = "team-a"
+					mine = append(mine, row.Name)
+				}
+				if err := e.st.CreateCluster(ctx, row); err != nil {
+					t.Fatal(err)
+				}
+			}
+			token := e.memberToken("pat", Member, Operator)
+			for _, limit := range []int{3, 10} {
+				var got []string
+				q := url.Values{"limit": {fmt.Sprint(limit)}}
+				for pages := 1; ; pages++ {
+					code, body := e.do(http.MethodGet, "/api/v1/clusters?"+q.Encode(), token, nil)
+					mustStatus(t, "list", code, body, 200)
+					list := decode[clusterList](t, body)
+					for _, c := range list.Items {
+						got = append(got, c.Name)
+						if c.Team != "team-a" || c.Role != Operator {
+							t.Errorf("%s: team %q, role %q; want team-a, operator", c.Name, c.Team, c.Role)
+						}
+					}
+					if list.Continue == "" {
+						break
+					}
+					if len(list.Items) != limit {
+						t.Errorf("limit %d: page %d holds %d clusters before the last page", limit, pages, len(list.Items))
+					}
+					q.Set("continue", list.Continue)
+				}
+				if !slices.Equal(got, mine) {
+					t.Errorf("limit %d: %v, want exactly %v", limit, got, mine)
+				}
+			}
+		})
+	}
+}

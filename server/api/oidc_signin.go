@@ -112,7 +112,7 @@ func (s *server) finishSSO(c *fiber.Ctx, flow oidc.Flow) error {
 	if err != nil {
 		return err
 	}
-	role, ok := highestRole(s.sso.Config().RolesFor(id.Groups))
+	role, teams, ok := s.sso.Config().Grants(id.Groups)
 	if !ok {
 		if u, err := s.store.UserByIdentity(ctx, id.Issuer, id.Subject); err == nil {
 			if _, err := s.store.DeleteSessionsOfUser(ctx, u.ID); err != nil {
@@ -127,7 +127,7 @@ func (s *server) finishSSO(c *fiber.Ctx, flow oidc.Flow) error {
 		return err
 	}
 	u, created, err := s.store.SignInExternal(ctx, store.ExternalSignIn{Issuer: id.Issuer, Subject: id.Subject,
-		Username: username, Email: id.Email, Role: string(role)})
+		Username: username, Email: id.Email, Role: role})
 	var conflict *store.ConflictError
 	if errors.As(err, &conflict) {
 		return &ssoRefusal{fmt.Sprintf("%s; an administrator must rename or remove that account before you can sign in with %s",
@@ -138,6 +138,11 @@ func (s *server) finishSSO(c *fiber.Ctx, flow oidc.Flow) error {
 	}
 	if created {
 		s.log.Info("single sign-on made a user", "user_id", u.ID, "username", u.Username, "role", u.Role)
+	}
+	// Team roles follow the groups at every sign-in: a dropped one ends at
+	// once, for sessions already open too (roles are read per request).
+	if err := s.store.ReplaceExternalMemberships(ctx, u.ID, teams); err != nil {
+		return &ssoRefusal{fmt.Sprintf("your groups could not be applied: %v; ask an administrator", err)}
 	}
 	_, err = s.newSession(c, u, s.sessions.now())
 	return err
@@ -162,17 +167,6 @@ func ssoMessage(err error) string {
 		return err.Error()
 	}
 	return "single sign-on failed on the server; its log has the reason"
-}
-
-// highestRole is the highest of roles (names the configuration checked).
-func highestRole(roles []string) (Role, bool) {
-	best, ok := Anonymous, false
-	for _, r := range roles {
-		if roleRank[Role(r)] > roleRank[best] {
-			best, ok = Role(r), true
-		}
-	}
-	return best, ok
 }
 
 // usernameOf picks a username for a user made at first sign-in: the

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/internal/testoidc"
 	"github.com/ochestra-tech/kubeopera/server/oidc"
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 // ssoEnv is a server whose single sign-on goes to a real OpenID Provider
@@ -29,7 +31,7 @@ func newSSOEnv(t *testing.T) *ssoEnv {
 	idp := testoidc.New(t)
 	sso := oidc.New(oidc.Config{Issuer: idp.URL, ClientID: "kubeopera", ClientSecret: "client-secret", DisplayName: "Test IdP",
 		Mappings: []oidc.Mapping{{Group: "platform", Role: "platform-admin"}, {Group: "devs", Role: "viewer"},
-			{Group: "team-a-operators", Role: "viewer", Team: "team-a"}}})
+			{Group: "team-a-operators", Role: "operator", Team: "team-a"}}})
 	e := newEnv(t, envOpts{sso: sso})
 	base := "http://" + e.listen(t)
 	idp.AddClient(testoidc.Client{ID: "kubeopera", Secret: "client-secret", RedirectURIs: []string{base + oidc.CallbackPath}})
@@ -252,7 +254,7 @@ func TestSingleSignOnRoleFollowsTheGroups(t *testing.T) {
 		t.Fatalf("sign-in as a platform admin: %s %q", landed, reason)
 	}
 	adminOnly := func(c *http.Client) int {
-		resp, err := c.Get(s.base + "/api/v1/credentials")
+		resp, err := c.Get(s.base + "/api/v1/users")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +262,7 @@ func TestSingleSignOnRoleFollowsTheGroups(t *testing.T) {
 		return resp.StatusCode
 	}
 	if code := adminOnly(open); code != 200 {
-		t.Fatalf("GET /credentials as a platform admin: %d", code)
+		t.Fatalf("GET /users as a platform admin: %d", code)
 	}
 
 	s.idp.SetUser(testoidc.User{Subject: "u-ada", Username: "ada", Email: "ada@example.com", Groups: []string{"devs"}})
@@ -271,7 +273,7 @@ func TestSingleSignOnRoleFollowsTheGroups(t *testing.T) {
 		t.Errorf("the session opened as an admin, after the groups changed: %d %s; want viewer", code, sr.User.Role)
 	}
 	if code := adminOnly(open); code != 403 {
-		t.Errorf("GET /credentials in the session opened as an admin, now a viewer: %d, want 403", code)
+		t.Errorf("GET /users in the session opened as an admin, now a viewer: %d, want 403", code)
 	}
 
 	s.idp.SetUser(testoidc.User{Subject: "u-ada", Username: "ada", Email: "ada@example.com", Groups: []string{"contractors"}})
@@ -280,6 +282,60 @@ func TestSingleSignOnRoleFollowsTheGroups(t *testing.T) {
 	}
 	if code, _ := s.whoami(t, open); code != 401 {
 		t.Errorf("the open session after the user lost every mapped group: %d, want 401", code)
+	}
+}
+
+// A team role from the groups holds while the groups give it: the open
+// session of a member of team-a-operators sees only team-a's cluster, as
+// its operator; after a sign-in whose groups make the user a global
+// viewer instead, the same open session sees every cluster, and team-a's
+// only as a viewer.
+func TestSingleSignOnTeamRolesFollowTheGroups(t *testing.T) {
+	s := newSSOEnv(t)
+	ctx := context.Background()
+	if _, err := s.st.CreateTeam(ctx, "team-a"); err != nil {
+		t.Fatal(err)
+	}
+	a := &store.Cluster{Name: "a1", Team: "team-a", Provider: "local", Source: store.SourceProvisioned, Plugin: "local", Status: "Ready"}
+	d := &store.Cluster{Name: "d1", Provider: "local", Source: store.SourceProvisioned, Plugin: "local", Status: "Ready"}
+	for _, c := range []*store.Cluster{a, d} {
+		if err := s.st.CreateCluster(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.idp.SetUser(testoidc.User{Subject: "u-ada", Username: "ada", Email: "ada@example.com", Groups: []string{"team-a-operators"}})
+	open := s.browser(t)
+	if landed, reason := s.signIn(t, open); landed != "/clusters/multi" {
+		t.Fatalf("sign-in as team-a's operator: %s %q", landed, reason)
+	}
+	list := func() map[string]string {
+		resp, err := open.Get(s.base + "/api/v1/clusters")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var l clusterList
+		if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, c := range l.Items {
+			out[c.Name] = string(c.Role)
+		}
+		return out
+	}
+	if got := list(); len(got) != 1 || got["a1"] != "operator" {
+		t.Errorf("team-a's operator lists %v, want only a1 as operator", got)
+	}
+	if code, _ := s.whoami(t, open); code != 200 {
+		t.Fatalf("whoami: %d", code)
+	}
+	s.idp.SetUser(testoidc.User{Subject: "u-ada", Username: "ada", Email: "ada@example.com", Groups: []string{"devs"}})
+	if landed, _ := s.signIn(t, s.browser(t)); landed != "/clusters/multi" {
+		t.Fatalf("sign-in as a global viewer landed on %s", landed)
+	}
+	if got := list(); len(got) != 2 || got["a1"] != "viewer" || got["d1"] != "viewer" {
+		t.Errorf("the session opened as team-a's operator, after the groups changed, lists %v; want a1 and d1, both as viewer", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/server/access"
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/health"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -21,7 +22,7 @@ import (
 
 // enumTypes are the named types whose every value is in a list.
 var enumTypes = map[reflect.Type][]any{
-	reflect.TypeFor[Role]():             enumOf(Roles),
+	reflect.TypeFor[Role]():             enumOf(access.GlobalRoles),
 	reflect.TypeFor[store.Source]():     sourceEnum(),
 	reflect.TypeFor[sdk.Availability](): enumOf(sdk.Availabilities),
 	reflect.TypeFor[v1alpha1.Phase]():   phaseEnum(),
@@ -30,11 +31,14 @@ var enumTypes = map[reflect.Type][]any{
 // enumFields are plain string fields of response types whose values come
 // from a list, by the type and the field's JSON name.
 var enumFields = map[reflect.Type]map[string][]any{
-	reflect.TypeFor[clusterView]():       {"status": phaseEnum(), "badge": enumOf(ClusterBadges)},
-	reflect.TypeFor[clusterDetail]():     {"status": phaseEnum(), "badge": enumOf(ClusterBadges)},
+	reflect.TypeFor[clusterView]():       {"status": phaseEnum(), "badge": enumOf(ClusterBadges), "role": enumOf(access.ObjectRoles)},
+	reflect.TypeFor[clusterDetail]():     {"status": phaseEnum(), "badge": enumOf(ClusterBadges), "role": enumOf(access.ObjectRoles)},
 	reflect.TypeFor[lifecycleResponse](): {"status": phaseEnum()},
 	reflect.TypeFor[health.Score]():      {"badge": enumOf(health.Badges)},
 	reflect.TypeFor[federation.Row]():    {"badge": enumOf(health.Badges), "status": phaseEnum(), "statusBadge": enumOf(ClusterBadges)},
+	reflect.TypeFor[teamView]():          {"role": enumOf(access.TeamRoles)},
+	reflect.TypeFor[store.MemberView]():  {"role": enumOf(access.TeamRoles)},
+	reflect.TypeFor[memberRequest]():     {"role": enumOf(access.TeamRoles)},
 }
 
 func phaseEnum() []any  { return enumOf(v1alpha1.Phases) }

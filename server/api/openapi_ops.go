@@ -40,6 +40,7 @@ var tags = []struct{ name, description string }{
 	{"credentials", "Cloud credentials"},
 	{"tokens", "API tokens"},
 	{"users", "People who sign in: created, disabled, reset and signed out by platform admins"},
+	{"teams", "Teams own clusters and credentials; a member's role on a team (viewer, operator, admin) decides what they may do there"},
 	{"audit", "The audit log"},
 }
 
@@ -50,6 +51,7 @@ var clusterQuery = []queryParam{
 	{name: "provider", description: "Only clusters of this provider (aws, gcp, ...)"},
 	{name: "source", description: "Only clusters that came to KubeOpera this way", enum: sourceEnum()},
 	{name: "namePrefix", description: "Only clusters whose name starts with this"},
+	{name: "team", description: "Only clusters of this team (of those the caller may see)"},
 }
 
 var kubeconfigQuery = []queryParam{
@@ -93,32 +95,38 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/federation/overview":     {id: "getFederationOverview", tag: "federation", errors: []int{502}},
 	"DELETE /api/v1/clusters/:id": {id: "disconnectCluster", tag: "clusters", also: []int{204},
 		errors: []int{404, 409, 502}},
-	"PATCH /api/v1/clusters/:id":               {id: "updateCluster", tag: "clusters", errors: []int{404, 409, 422, 502}},
-	"POST /api/v1/clusters/:id/teardown":       {id: "teardownCluster", tag: "clusters", errors: []int{404, 409, 502}},
-	"POST /api/v1/clusters/:id/retry":          {id: "retryCluster", tag: "clusters", errors: []int{404, 409, 502}},
-	"POST /api/v1/clusters/connect":            {id: "connectCluster", tag: "clusters", errors: []int{409, 502}},
-	"POST /api/v1/clusters/provision":          {id: "provisionCluster", tag: "clusters", errors: []int{409, 422, 502}},
-	"POST /api/v1/clusters/register-self":      {id: "registerSelf", tag: "clusters", also: []int{200}, errors: []int{409, 502}},
-	"GET /api/v1/providers":                    {id: "listProviders", tag: "providers"},
-	"POST /api/v1/providers/:name/estimate":    {id: "estimateCost", tag: "providers", errors: []int{404, 409}},
-	"GET /api/v1/credentials":                  {id: "listCredentials", tag: "credentials"},
-	"POST /api/v1/credentials":                 {id: "createCredential", tag: "credentials", errors: []int{409}},
-	"GET /api/v1/credentials/:id":              {id: "getCredential", tag: "credentials", errors: []int{404}},
-	"PATCH /api/v1/credentials/:id":            {id: "updateCredential", tag: "credentials", errors: []int{404, 409}},
-	"DELETE /api/v1/credentials/:id":           {id: "deleteCredential", tag: "credentials", errors: []int{404, 409}},
-	"GET /api/v1/tokens":                       {id: "listTokens", tag: "tokens"},
-	"POST /api/v1/tokens":                      {id: "createToken", tag: "tokens"},
-	"DELETE /api/v1/tokens/:id":                {id: "revokeToken", tag: "tokens", errors: []int{404}},
-	"GET /api/v1/users":                        {id: "listUsers", tag: "users"},
-	"POST /api/v1/users":                       {id: "createUser", tag: "users", errors: []int{409}},
-	"DELETE /api/v1/users/:id":                 {id: "deleteUser", tag: "users", errors: []int{404, 409}},
-	"POST /api/v1/users/:id/disable":           {id: "disableUser", tag: "users", errors: []int{404, 409}},
-	"POST /api/v1/users/:id/enable":            {id: "enableUser", tag: "users", errors: []int{404}},
-	"POST /api/v1/users/:id/password-reset":    {id: "resetUserPassword", tag: "users", errors: []int{404}},
-	"DELETE /api/v1/users/:id/sessions":        {id: "endUserSessions", tag: "users", errors: []int{404}},
-	"GET /api/v1/users/:id/tokens":             {id: "listUserTokens", tag: "users", errors: []int{404}},
-	"DELETE /api/v1/users/:id/tokens/:tokenId": {id: "revokeUserToken", tag: "users", errors: []int{404}},
-	"GET /api/v1/audit":                        {id: "listAuditEvents", tag: "audit", errors: []int{400}, query: auditQuery},
+	"PATCH /api/v1/clusters/:id":                 {id: "updateCluster", tag: "clusters", errors: []int{404, 409, 422, 502}},
+	"POST /api/v1/clusters/:id/teardown":         {id: "teardownCluster", tag: "clusters", errors: []int{404, 409, 502}},
+	"POST /api/v1/clusters/:id/retry":            {id: "retryCluster", tag: "clusters", errors: []int{404, 409, 502}},
+	"POST /api/v1/clusters/connect":              {id: "connectCluster", tag: "clusters", errors: []int{409, 502}},
+	"POST /api/v1/clusters/provision":            {id: "provisionCluster", tag: "clusters", errors: []int{409, 422, 502}},
+	"POST /api/v1/clusters/register-self":        {id: "registerSelf", tag: "clusters", also: []int{200}, errors: []int{409, 502}},
+	"GET /api/v1/providers":                      {id: "listProviders", tag: "providers"},
+	"POST /api/v1/providers/:name/estimate":      {id: "estimateCost", tag: "providers", errors: []int{404, 409}},
+	"GET /api/v1/credentials":                    {id: "listCredentials", tag: "credentials"},
+	"POST /api/v1/credentials":                   {id: "createCredential", tag: "credentials", errors: []int{409}},
+	"GET /api/v1/credentials/:id":                {id: "getCredential", tag: "credentials", errors: []int{404}},
+	"PATCH /api/v1/credentials/:id":              {id: "updateCredential", tag: "credentials", errors: []int{404, 409}},
+	"DELETE /api/v1/credentials/:id":             {id: "deleteCredential", tag: "credentials", errors: []int{404, 409}},
+	"GET /api/v1/tokens":                         {id: "listTokens", tag: "tokens"},
+	"POST /api/v1/tokens":                        {id: "createToken", tag: "tokens"},
+	"DELETE /api/v1/tokens/:id":                  {id: "revokeToken", tag: "tokens", errors: []int{404}},
+	"GET /api/v1/users":                          {id: "listUsers", tag: "users"},
+	"POST /api/v1/users":                         {id: "createUser", tag: "users", errors: []int{409}},
+	"DELETE /api/v1/users/:id":                   {id: "deleteUser", tag: "users", errors: []int{404, 409}},
+	"POST /api/v1/users/:id/disable":             {id: "disableUser", tag: "users", errors: []int{404, 409}},
+	"POST /api/v1/users/:id/enable":              {id: "enableUser", tag: "users", errors: []int{404}},
+	"POST /api/v1/users/:id/password-reset":      {id: "resetUserPassword", tag: "users", errors: []int{404}},
+	"DELETE /api/v1/users/:id/sessions":          {id: "endUserSessions", tag: "users", errors: []int{404}},
+	"GET /api/v1/users/:id/tokens":               {id: "listUserTokens", tag: "users", errors: []int{404}},
+	"DELETE /api/v1/users/:id/tokens/:tokenId":   {id: "revokeUserToken", tag: "users", errors: []int{404}},
+	"GET /api/v1/teams":                          {id: "listTeams", tag: "teams"},
+	"POST /api/v1/teams":                         {id: "createTeam", tag: "teams", errors: []int{409}},
+	"DELETE /api/v1/teams/:name":                 {id: "deleteTeam", tag: "teams", errors: []int{404, 409}},
+	"GET /api/v1/teams/:name/members":            {id: "listTeamMembers", tag: "teams", errors: []int{404}},
+	"PUT /api/v1/teams/:name/members/:userId":    {id: "setTeamMember", tag: "teams", errors: []int{404}},
+	"DELETE /api/v1/teams/:name/members/:userId": {id: "removeTeamMember", tag: "teams", errors: []int{404}},
+	"GET /api/v1/audit":                          {id: "listAuditEvents", tag: "audit", errors: []int{400}, query: auditQuery},
 }
 
 func routeKey(r route) string { return r.method + " " + r.path }
@@ -142,7 +150,7 @@ func statusesOf(r route) []int {
 	out = append(out, d.errors...)
 	if r.role != Anonymous {
 		out = append(out, http.StatusUnauthorized)
-		if r.role != Viewer || mutating(r.method) {
+		if r.role != lowestRole(r) || mutating(r.method) {
 			out = append(out, http.StatusForbidden)
 		}
 	}
@@ -165,7 +173,25 @@ func operationDescription(r route) string {
 	if mutating(r.method) {
 		how += " with the X-CSRF-Token header"
 	}
+	switch {
+	case scopeOf(r.path) == clusterScope:
+		return "Needs the " + string(r.role) + " role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by " + how + ". A cluster the caller may not see is answered 404, as one that does not exist."
+	case scopeOf(r.path) == credentialScope:
+		return "Needs the " + string(r.role) + " role on the credential's team (or platform-admin), by " + how + ". A credential the caller may not see is answered 404."
+	case r.role == Operator || r.role == Admin:
+		return "Needs the " + string(r.role) + " role on the team the request names (or platform-admin), by " + how + "."
+	}
 	return "Needs the " + string(r.role) + " role, by " + how + "."
+}
+
+// lowestRole is the least a caller of r's scope can have once
+// authenticated: a route that needs no more never answers 403 (a cluster
+// the caller may not see is a 404).
+func lowestRole(r route) Role {
+	if scopeOf(r.path) == globalScope {
+		return Member
+	}
+	return Viewer
 }
 
 func (q queryParam) schema() map[string]any {

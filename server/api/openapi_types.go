@@ -77,6 +77,13 @@ var componentTypes = map[string]any{
 	"AccessEnded":           accessEnded{},
 	"PasswordChangeRequest": passwordChangeRequest{},
 	"AuditEvent":            store.AuditEvent{},
+	"TeamList":              teamList{},
+	"TeamSummary":           teamView{},
+	"Team":                  store.Team{},
+	"TeamRequest":           teamRequest{},
+	"MemberList":            memberList{},
+	"Member":                store.MemberView{},
+	"MemberRequest":         memberRequest{},
 }
 
 // credentialRequestDoc documents credentialRequest, whose decoding also

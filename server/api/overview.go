@@ -45,6 +45,18 @@ func (s *server) overview(c *fiber.Ctx) error {
 		s.log.Warn("overview: listing the clusters failed", "request_id", requestID(c), "reason", err)
 		return problem(http.StatusBadGateway, "could not list the clusters to ask: %s", federation.Reason(err))
 	}
+	var f store.ClusterFilter
+	if visibleOnly(c, &f); f.MemberOf != "" {
+		page, err := s.store.ListClusterPage(c.UserContext(), f)
+		if err != nil {
+			return err
+		}
+		mine := make(map[string]bool, len(page.Clusters))
+		for _, r := range page.Clusters {
+			mine[r.ID] = true
+		}
+		ov = ov.Only(func(id string) bool { return mine[id] })
+	}
 	return c.JSON(ov)
 }
 

@@ -22,6 +22,9 @@ type provisionRequest struct {
 	Provider string            `json:"provider" jsonschema:"required"`
 	Topology string            `json:"topology"`
 	Inputs   map[string]string `json:"inputs"`
+	// Team owns the cluster; "default" when left out. A credential the
+	// inputs name must be the same team's.
+	Team string `json:"team,omitempty"`
 	pipelineRequest
 }
 
@@ -47,6 +50,9 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if err := bindJSON(c, &r); err != nil {
 		return err
 	}
+	if err := s.teamOf(c, &r.Team); err != nil {
+		return err
+	}
 	r.pipelineRequest = s.defaults.fill(r.pipelineRequest, r.Name)
 	if err := r.check(); err != nil {
 		return err
@@ -69,7 +75,7 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 		return err
 	}
 	inputs := sdk.WithDefaults(info.Schema, r.Inputs)
-	credRef, creds, err := s.inputCredential(c, info, inputs)
+	credRef, creds, err := s.inputCredential(c, info, inputs, r.Team)
 	if err != nil {
 		return err
 	}
@@ -80,7 +86,7 @@ func (s *server) provisionCluster(c *fiber.Ctx) error {
 	if info.RegionInput != "" {
 		region = inputs[info.RegionInput]
 	}
-	row := &store.Cluster{Name: r.Name, Provider: info.Cloud, Region: region, Source: source, Plugin: r.Provider}
+	row := &store.Cluster{Name: r.Name, Team: r.Team, Provider: info.Cloud, Region: region, Source: source, Plugin: r.Provider}
 	if credRef != "" {
 		row.CredentialID = &credRef
 	}
@@ -111,14 +117,17 @@ func splitSecretInputs(schema []sdk.InputField, inputs map[string]string) (plain
 
 // inputCredential resolves the stored credential the provider's
 // credential-reference input names, checking that it is of a kind the input
-// accepts. A provider without such an input, or a request that leaves it
-// empty, has none.
-func (s *server) inputCredential(c *fiber.Ctx, info sdk.Info, inputs map[string]string) (string, sdk.Credentials, error) {
+// accepts and that it belongs to team, the cluster's. A provider without
+// such an input, or a request that leaves it empty, has none.
+func (s *server) inputCredential(c *fiber.Ctx, info sdk.Info, inputs map[string]string, team string) (string, sdk.Credentials, error) {
 	field, ok := sdk.CredentialInput(info.Schema)
 	if !ok || inputs[field.Name] == "" {
 		return "", nil, nil
 	}
 	ref, path := inputs[field.Name], "inputs."+field.Name
+	if err := s.sameTeam(c, ref, team, path); err != nil {
+		return "", nil, err
+	}
 	creds, err := s.resolveCredentials(c, ref)
 	if errors.Is(err, sdk.ErrNotFound) {
 		return "", nil, invalid(FieldProblem{path, "no stored cloud credential has this ID (see GET /api/v1/credentials)"})

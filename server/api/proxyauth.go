@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ochestra-tech/kubeopera/server/access"
 	"github.com/ochestra-tech/kubeopera/server/k8sproxy"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -31,7 +32,43 @@ const (
 
 // Authenticate is k8sproxy.Authenticator.Authenticate: a bearer token
 // takes precedence over the session cookie, as in authorize.
-func (a ProxyAuth) Authenticate(ctx context.Context, r *http.Request) (k8sproxy.Identity, error) {
+func (a ProxyAuth) Authenticate(ctx context.Context, r *http.Request, cluster string) (k8sproxy.Identity, error) {
+	id, err := a.authenticate(ctx, r)
+	if err != nil {
+		return id, err
+	}
+	id.Cluster = cluster
+	role, err := a.roleOn(ctx, id)
+	if err != nil {
+		return k8sproxy.Identity{}, err
+	}
+	if role == Anonymous {
+		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusNotFound, "cluster \""+cluster+"\" does not exist")
+	}
+	id.Role = string(role)
+	return id, nil
+}
+
+// roleOn is what id may do on id.Cluster: its global role and its team
+// membership there, as the REST API's cluster routes decide (admit).
+func (a ProxyAuth) roleOn(ctx context.Context, id k8sproxy.Identity) (Role, error) {
+	global := Role(id.Global)
+	if global == PlatformAdmin {
+		return global, nil
+	}
+	p, err := a.Store.ClusterPlacement(ctx, id.Cluster, id.UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Anonymous, nil
+	}
+	if err != nil {
+		return Anonymous, err
+	}
+	return access.OnTeam(global, p.Member), nil
+}
+
+// authenticate checks the caller's credential: a bearer token takes
+// precedence over the session cookie, as in authorize.
+func (a ProxyAuth) authenticate(ctx context.Context, r *http.Request) (k8sproxy.Identity, error) {
 	header := r.Header.Get("Authorization")
 	if cookie, err := r.Cookie(sessionCookie); header == "" && err == nil && cookie.Value != "" {
 		return a.session(ctx, r, cookie.Value)
@@ -60,7 +97,7 @@ func (a ProxyAuth) Authenticate(ctx context.Context, r *http.Request) (k8sproxy.
 	if err != nil {
 		return k8sproxy.Identity{}, err
 	}
-	id := k8sproxy.Identity{User: user, Role: t.Role, TokenID: t.ID, Credential: tokenCredential + t.ID}
+	id := k8sproxy.Identity{User: user, UserID: t.UserID, Global: t.Role, TokenID: t.ID, Credential: tokenCredential + t.ID}
 	if t.ExpiresAt != nil {
 		id.Expires = *t.ExpiresAt
 	}
@@ -100,11 +137,22 @@ func (a ProxyAuth) session(ctx context.Context, r *http.Request, cookie string) 
 		return k8sproxy.Identity{}, k8sproxy.Refuse(http.StatusForbidden,
 			"missing or wrong "+csrfHeader+" header: a request that changes something must send the token GET /api/v1/session returned")
 	}
-	return k8sproxy.Identity{User: u.Username, Role: u.Role, Credential: sessionCredential + sess.IDHash, Expires: sess.ExpiresAt}, nil
+	return k8sproxy.Identity{User: u.Username, UserID: u.ID, Global: string(u.Role), Credential: sessionCredential + sess.IDHash, Expires: sess.ExpiresAt}, nil
 }
 
 // Valid is k8sproxy.Authenticator.Valid.
 func (a ProxyAuth) Valid(ctx context.Context, id k8sproxy.Identity) (bool, error) {
+	ok, err := a.credentialValid(ctx, &id)
+	if !ok || err != nil || id.Cluster == "" {
+		return ok, err
+	}
+	role, err := a.roleOn(ctx, id)
+	return string(role) == id.Role, err
+}
+
+// credentialValid reports whether id's credential still authenticates,
+// updating id.Global from a session's user.
+func (a ProxyAuth) credentialValid(ctx context.Context, id *k8sproxy.Identity) (bool, error) {
 	if tokenID, ok := strings.CutPrefix(id.Credential, tokenCredential); ok {
 		return a.Store.TokenActive(ctx, tokenID)
 	}
@@ -113,9 +161,13 @@ func (a ProxyAuth) Valid(ctx context.Context, id k8sproxy.Identity) (bool, error
 		return false, nil
 	}
 	o := a.Sessions.withDefaults()
-	_, _, err := a.Store.UseSession(ctx, hash, o.now(), o.Idle)
+	_, u, err := a.Store.UseSession(ctx, hash, o.now(), o.Idle)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrSessionExpired) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return false, err
+	}
+	id.Global = string(u.Role)
+	return true, nil
 }

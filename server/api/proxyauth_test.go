@@ -31,6 +31,7 @@ func TestProxyAuthTakesASessionAsTheAPIDoes(t *testing.T) {
 	if err := e.st.CreateSession(ctx, sess); err != nil {
 		t.Fatal(err)
 	}
+	mustCluster(t, e.st, "c1", store.DefaultTeam)
 	auth := ProxyAuth{Store: e.st}
 	request := func(method, csrf string) *http.Request {
 		r := httptest.NewRequest(method, "/k8s/clusters/c1/api/v1/namespaces/default/configmaps", nil)
@@ -50,7 +51,7 @@ func TestProxyAuthTakesASessionAsTheAPIDoes(t *testing.T) {
 		{"a change with the session's CSRF token passes", http.MethodPost, "csrf-1", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id, err := auth.Authenticate(ctx, request(tc.method, tc.csrf))
+			id, err := auth.Authenticate(ctx, request(tc.method, tc.csrf), "c1")
 			var rf *k8sproxy.Refusal
 			switch {
 			case tc.status == 0 && err != nil:
@@ -62,7 +63,7 @@ func TestProxyAuthTakesASessionAsTheAPIDoes(t *testing.T) {
 			}
 		})
 	}
-	id, err := auth.Authenticate(ctx, request(http.MethodGet, ""))
+	id, err := auth.Authenticate(ctx, request(http.MethodGet, ""), "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +100,12 @@ func TestProxyActsAsTheTokensUser(t *testing.T) {
 	if err := e.st.CreateToken(ctx, &store.Token{Name: "erin", Role: string(Viewer), Hash: scriptHash}); err != nil {
 		t.Fatal(err)
 	}
+	mustCluster(t, e.st, "c1", store.DefaultTeam)
 	auth := ProxyAuth{Store: e.st}
 	as := func(token string) (k8sproxy.Identity, error) {
 		r := httptest.NewRequest(http.MethodGet, "/k8s/clusters/c1/api/v1/pods", nil)
 		r.Header.Set("Authorization", "Bearer "+token)
-		return auth.Authenticate(ctx, r)
+		return auth.Authenticate(ctx, r, "c1")
 	}
 	if id, err := as(mine); err != nil || id.User != "erin" {
 		t.Errorf("a user's token: %+v, %v; want user erin", id, err)
@@ -116,5 +118,64 @@ func TestProxyActsAsTheTokensUser(t *testing.T) {
 	}
 	if _, err := as(mine); err == nil {
 		t.Error("the token of a deleted user still authenticates")
+	}
+}
+
+func mustCluster(t *testing.T, st *store.Store, id, team string) {
+	t.Helper()
+	c := &store.Cluster{ID: id, Name: "cluster-" + id, Team: team, Provider: "local", Source: store.SourceProvisioned, Plugin: "local"}
+	if err := st.CreateCluster(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On a managed cluster the proxy gives a member the role of their team
+// there, hides the clusters of other teams, and finds the identity no
+// longer valid once the membership changes: an open watch ends then.
+func TestProxyRoleIsTheTeamRoleOnTheCluster(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	if _, err := e.st.CreateTeam(ctx, "team-a"); err != nil {
+		t.Fatal(err)
+	}
+	mustCluster(t, e.st, "a1", "team-a")
+	mustCluster(t, e.st, "d1", store.DefaultTeam)
+	u, err := NewUser("finn", "finn@example.com", "a-long-enough-password-1", Member)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetMember(ctx, store.TeamMember{Team: "team-a", UserID: u.ID, Role: Operator, Source: store.MemberSourceLocal}); err != nil {
+		t.Fatal(err)
+	}
+	expires := time.Now().UTC().Add(time.Hour).Truncate(time.Microsecond)
+	tok, hash := NewToken()
+	if err := e.st.CreateToken(ctx, &store.Token{Name: "kubeconfig:a1:finn", Role: string(Member), Hash: hash, UserID: u.ID, ExpiresAt: &expires}); err != nil {
+		t.Fatal(err)
+	}
+	auth := ProxyAuth{Store: e.st}
+	as := func(cluster string) (k8sproxy.Identity, error) {
+		r := httptest.NewRequest(http.MethodGet, "/k8s/clusters/"+cluster+"/api/v1/pods", nil)
+		r.Header.Set("Authorization", "Bearer "+tok)
+		return auth.Authenticate(ctx, r, cluster)
+	}
+	id, err := as("a1")
+	if err != nil || id.Role != string(Operator) {
+		t.Fatalf("on team-a's cluster: %+v, %v; want the operator role", id, err)
+	}
+	var rf *k8sproxy.Refusal
+	if _, err := as("d1"); !errors.As(err, &rf) || rf.Status != http.StatusNotFound {
+		t.Errorf("on another team's cluster: %v, want 404", err)
+	}
+	if ok, err := auth.Valid(ctx, id); !ok || err != nil {
+		t.Fatalf("before the change: valid %v, %v", ok, err)
+	}
+	if err := e.st.SetMember(ctx, store.TeamMember{Team: "team-a", UserID: u.ID, Role: Viewer, Source: store.MemberSourceLocal}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := auth.Valid(ctx, id); ok || err != nil {
+		t.Errorf("after the role went down to viewer: valid %v, %v; want false", ok, err)
 	}
 }

@@ -202,7 +202,7 @@ func newServer(d Deps) (*server, *fiber.App) {
 	})
 	app.Use(recover.New(), securityHeaders, serverRequestID, requestid.New(), s.observe, s.audit, refuseNUL)
 	for _, r := range routes {
-		h := []fiber.Handler{s.authorize(servedRole(r, d.PublicMetrics), confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
+		h := []fiber.Handler{s.authorize(servedRole(r, d.PublicMetrics), scopeOf(r.path), confirmsToken[r.method+" "+r.path]), func(c *fiber.Ctx) error { return r.handler(s, c) }}
 		app.Add(r.method, r.path, h...)
 		if r.method == http.MethodGet { // HEAD answers as GET, without the body (RFC 9110 9.3.2)
 			app.Add(http.MethodHead, r.path, h...)

@@ -14,7 +14,7 @@ import (
 // the CSRF token of a mutating request, and compares the user's role with
 // what the route needs. authorize calls it for requests without a bearer
 // token.
-func (s *server) authorizeSession(c *fiber.Ctx, need Role) error {
+func (s *server) authorizeSession(c *fiber.Ctx, need Role, sc scope) error {
 	sess, u, err := s.store.UseSession(c.UserContext(), HashToken(c.Cookies(sessionCookie)), s.sessions.now(), s.sessions.Idle)
 	switch {
 	case errors.Is(err, store.ErrSessionExpired):
@@ -34,10 +34,7 @@ func (s *server) authorizeSession(c *fiber.Ctx, need Role) error {
 		return problem(http.StatusForbidden, "missing or wrong %s header: a request that changes something must send the token GET /api/v1/session returned", csrfHeader)
 	}
 	c.Locals(sessionLocal, sessionAndUser{sess, u})
-	if roleRank[p.Role] < roleRank[need] {
-		return problem(http.StatusForbidden, "this needs the %s role; user %q has %s", need, p.Name, p.Role)
-	}
-	return c.Next()
+	return s.admit(c, p, need, sc)
 }
 
 func mutating(method string) bool {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/server/store"
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 // sessionEnv is an API whose sessions run on a clock the test moves.
@@ -182,8 +182,11 @@ func TestViewerSessionCannotUseAdminRoutes(t *testing.T) {
 	if code, _ := e.withSession(http.MethodGet, "/api/v1/clusters", cookie, "", ""); code != 200 {
 		t.Errorf("viewer reads clusters: %d", code)
 	}
-	if code, body := e.withSession(http.MethodGet, "/api/v1/credentials", cookie, csrf, ""); code != 403 || !strings.Contains(string(body), "platform-admin") {
-		t.Errorf("viewer lists credentials: %d %s", code, body)
+	if code, body := e.withSession(http.MethodGet, "/api/v1/users", cookie, csrf, ""); code != 403 || !strings.Contains(string(body), "platform-admin") {
+		t.Errorf("viewer lists users: %d %s", code, body)
+	}
+	if code, body := e.withSession(http.MethodGet, "/api/v1/credentials", cookie, csrf, ""); code != 200 || string(body) != `{"items":[]}` {
+		t.Errorf("a viewer administers no team, so its credentials list is empty: %d %s", code, body)
 	}
 }
 
@@ -232,7 +235,7 @@ func TestNewUserChecksItsFields(t *testing.T) {
 		t.Error("NewUser accepted an unknown role")
 	}
 	u, err := NewUser("ops", "ops@example.com", "correct-horse-battery", Viewer)
-	if err != nil || u.Role != store.UserRoleViewer || strings.Contains(u.PasswordHash, "correct-horse") {
+	if err != nil || u.Role != access.Viewer || strings.Contains(u.PasswordHash, "correct-horse") {
 		t.Errorf("NewUser = %+v, %v", u, err)
 	}
 }

@@ -31,7 +31,7 @@ func NewUser(username, email, password string, role Role) (*store.User, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store.User{Username: username, Email: email, PasswordHash: hash, Role: string(role)}, nil
+	return &store.User{Username: username, Email: email, PasswordHash: hash, Role: role}, nil
 }
 
 // HashPassword is the bcrypt hash stored for password.

@@ -102,7 +102,7 @@ func (s *server) setupAdmin(c *fiber.Ctx) error {
 		return fmt.Errorf("hash the administrator's password: %w", err)
 	}
 	u := &store.User{Email: r.Email, Username: r.Username, PasswordHash: string(hash),
-		Role: string(PlatformAdmin), SuperAdmin: true}
+		Role: PlatformAdmin, SuperAdmin: true}
 	if err := s.store.CreateUser(ctx, u); err != nil {
 		return s.setupConflict(c, err)
 	}

@@ -100,7 +100,7 @@ func TestSetupCreatesTheFirstAdminOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !row.SuperAdmin || row.Role != string(PlatformAdmin) {
+		if !row.SuperAdmin || row.Role != PlatformAdmin {
 			t.Errorf("stored user is super-admin %v with role %q, want true and %q", row.SuperAdmin, row.Role, PlatformAdmin)
 		}
 		if err := bcrypt.CompareHashAndPassword([]byte(row.PasswordHash), []byte(password)); err != nil {

@@ -105,7 +105,7 @@ func (s *server) exchangeToken(c *fiber.Ctx) error {
 	if name == "" {
 		name = loginTokenPrefix + u.Username
 	}
-	t := &store.Token{Name: name, Role: u.Role, UserID: u.ID}
+	t := &store.Token{Name: name, Role: string(u.Role), UserID: u.ID}
 	return s.issueToken(c, t, ttl, u.Username, false)
 }
 

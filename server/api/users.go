@@ -95,7 +95,7 @@ func (s *server) createUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	u := &store.User{Username: r.Username, Email: r.Email, PasswordHash: string(hash), Role: string(r.Role), MustChangePassword: true}
+	u := &store.User{Username: r.Username, Email: r.Email, PasswordHash: string(hash), Role: r.Role, MustChangePassword: true}
 	if err := s.changeAudited(c, http.StatusCreated, func(ev *store.AuditEvent) error {
 		return s.store.CreateUser(c.UserContext(), u, ev)
 	}); err != nil {

@@ -31,3 +31,16 @@ func summarize(rows []Row, currency string) Summary {
 	}
 	return s
 }
+
+// Only is o narrowed to the clusters keep accepts (by ID), its summary
+// computed again from them: the overview of a caller who may see only
+// some clusters.
+func (o Overview) Only(keep func(id string) bool) Overview {
+	rows := make([]Row, 0, len(o.Clusters))
+	for _, r := range o.Clusters {
+		if keep(r.ID) {
+			rows = append(rows, r)
+		}
+	}
+	return Overview{Summary: summarize(rows, o.Summary.Currency), Clusters: rows}
+}

@@ -77,16 +77,44 @@ func (k *Kube) Exists(ctx context.Context, id string) (bool, error) {
 // down already.
 func (k *Kube) Teardown(ctx context.Context, id string) (Observed, error) {
 	return k.request(ctx, id, "request the teardown of", func(hc *v1alpha1.HostCluster) (map[string]any, error) {
-		switch p := v1alpha1.DerivePhase(hc); p {
-		case v1alpha1.PhaseDeleting:
-			return nil, &RefusedError{string(p), "it is being disconnected; its cloud resources are no longer managed by KubeOpera"}
-		case v1alpha1.PhaseTearingDown:
-			return nil, &RefusedError{string(p), "it is being torn down already"}
-		case v1alpha1.PhaseUpdating:
-			return nil, &RefusedError{string(p), "a change of its nodes or version is running: tear it down once that is done or failed"}
+		if err := TeardownRefusal(v1alpha1.DerivePhase(hc)); err != nil {
+			return nil, err
 		}
 		return annotate(v1alpha1.TeardownAnnotation), nil
 	})
+}
+
+// TeardownRefusal is why a cluster in phase p cannot be torn down now;
+// nil when it can. The API's actions and Teardown both decide by it.
+func TeardownRefusal(p v1alpha1.Phase) *RefusedError {
+	switch p {
+	case v1alpha1.PhaseDeleting:
+		return &RefusedError{string(p), "it is being disconnected; its cloud resources are no longer managed by KubeOpera"}
+	case v1alpha1.PhaseTearingDown:
+		return &RefusedError{string(p), "it is being torn down already"}
+	case v1alpha1.PhaseUpdating:
+		return &RefusedError{string(p), "a change of its nodes or version is running: tear it down once that is done or failed"}
+	}
+	return nil
+}
+
+// RetryRefusal is why a cluster in phase p cannot be retried; nil when
+// its phase allows it (its plugin may still have called the failure
+// TERMINAL, which Retry reads from the HostCluster).
+func RetryRefusal(p v1alpha1.Phase) *RefusedError {
+	if p != v1alpha1.PhaseFailed {
+		return &RefusedError{string(p), fmt.Sprintf("it is %s, not Failed: only a Failed cluster is retried", p)}
+	}
+	return nil
+}
+
+// UpdateRefusal is why a cluster in phase p cannot be changed; nil when
+// it can.
+func UpdateRefusal(p v1alpha1.Phase) *RefusedError {
+	if p != v1alpha1.PhaseReady {
+		return &RefusedError{string(p), fmt.Sprintf("it is %s: change it once it is Ready", p)}
+	}
+	return nil
 }
 
 // Retry records a retry request (RetryAnnotation) on a Failed cluster
@@ -96,8 +124,8 @@ func (k *Kube) Retry(ctx context.Context, id string) (Observed, error) {
 		if hc.Annotations[v1alpha1.TeardownAnnotation] != "" {
 			return nil, ErrTeardownFailed
 		}
-		if p := v1alpha1.DerivePhase(hc); p != v1alpha1.PhaseFailed {
-			return nil, &RefusedError{string(p), fmt.Sprintf("it is %s, not Failed: only a Failed cluster is retried", p)}
+		if err := RetryRefusal(v1alpha1.DerivePhase(hc)); err != nil {
+			return nil, err
 		}
 		if c := meta.FindStatusCondition(hc.Status.Conditions, v1alpha1.ConditionProvisioned); c != nil && c.Reason == v1alpha1.ReasonProvisioningTerminal {
 			return nil, &RefusedError{string(v1alpha1.PhaseFailed), "its provider plugin says the failure is TERMINAL (starting it again cannot succeed): " +
@@ -110,8 +138,8 @@ func (k *Kube) Retry(ctx context.Context, id string) (Observed, error) {
 // Update sets the desired node count and version of a Ready cluster.
 func (k *Kube) Update(ctx context.Context, id string, nodeCount *int, version string) (Observed, error) {
 	return k.request(ctx, id, "change", func(hc *v1alpha1.HostCluster) (map[string]any, error) {
-		if p := v1alpha1.DerivePhase(hc); p != v1alpha1.PhaseReady {
-			return nil, &RefusedError{string(p), fmt.Sprintf("it is %s: change it once it is Ready", p)}
+		if err := UpdateRefusal(v1alpha1.DerivePhase(hc)); err != nil {
+			return nil, err
 		}
 		spec := map[string]any{}
 		if nodeCount != nil {

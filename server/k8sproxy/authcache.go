@@ -34,19 +34,19 @@ type cachedIdentity struct {
 func newAuthCache() *authCache { return &authCache{m: map[[32]byte]cachedIdentity{}} }
 
 // authenticate is auth.Authenticate through the cache.
-func (c *authCache) authenticate(ctx context.Context, auth Authenticator, r *http.Request) (Identity, error) {
+func (c *authCache) authenticate(ctx context.Context, auth Authenticator, r *http.Request, cluster string) (Identity, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		return auth.Authenticate(ctx, r)
+		return auth.Authenticate(ctx, r, cluster)
 	}
-	key, now := sha256.Sum256([]byte(h)), time.Now()
+	key, now := sha256.Sum256([]byte(h+"\x00"+cluster)), time.Now()
 	c.mu.Lock()
 	e, ok := c.m[key]
 	c.mu.Unlock()
 	if ok && now.Before(e.until) && (e.id.Expires.IsZero() || now.Before(e.id.Expires)) {
 		return e.id, nil
 	}
-	id, err := auth.Authenticate(ctx, r)
+	id, err := auth.Authenticate(ctx, r, cluster)
 	if err != nil {
 		return id, err
 	}

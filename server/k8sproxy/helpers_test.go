@@ -55,6 +55,12 @@ func newStore(t testing.TB) *store.Store {
 func startProxy(t testing.TB, targets clusters, recheck time.Duration) *proxyEnv {
 	t.Helper()
 	st := newStore(t)
+	for id, target := range targets { // the API's rows: the proxy finds each cluster's team there
+		row := &store.Cluster{ID: id, Name: target.Name, Provider: "local", Source: store.SourceConnectedExisting, Status: "Ready"}
+		if err := st.CreateCluster(context.Background(), row); err != nil {
+			t.Fatal(err)
+		}
+	}
 	px := k8sproxy.New(k8sproxy.Options{Auth: api.ProxyAuth{Store: st}, Clusters: targets, Audit: st, Recheck: recheck,
 		ReadFlush: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -65,6 +71,26 @@ func startProxy(t testing.TB, targets clusters, recheck time.Duration) *proxyEnv
 	stop := func() { cancel(); wg.Wait() }
 	t.Cleanup(func() { srv.Close(); stop() })
 	return &proxyEnv{st: st, px: px, srv: srv, stop: stop}
+}
+
+// memberToken makes user name a member of team with role there, and a
+// login token of theirs; it returns the token and the user's ID.
+func (e *proxyEnv) memberToken(t testing.TB, name, team string, role api.Role) (token, userID string) {
+	t.Helper()
+	ctx := context.Background()
+	u := &store.User{Username: name, Email: name + "@example.com", PasswordHash: "x", Role: api.Member}
+	if err := e.st.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetMember(ctx, store.TeamMember{Team: team, UserID: u.ID, Role: role, Source: store.MemberSourceLocal}); err != nil {
+		t.Fatal(err)
+	}
+	token, hash := api.NewToken()
+	expires := time.Now().Add(time.Hour)
+	if err := e.st.CreateToken(ctx, &store.Token{Name: "kubeconfig:" + name, Role: string(api.Member), Hash: hash, UserID: u.ID, ExpiresAt: &expires}); err != nil {
+		t.Fatal(err)
+	}
+	return token, u.ID
 }
 
 // token issues an API token of role named name and returns it.

@@ -15,8 +15,16 @@ type Identity struct {
 	// User names the caller on the target (Impersonate-User is
 	// UserPrefix+User) and in the audit log.
 	User string
-	// Role is the caller's KubeOpera role ("viewer", "platform-admin").
+	// Cluster is the cluster the identity was resolved for: Role is the
+	// caller's role there.
+	Cluster string
+	// Role is the caller's KubeOpera role on Cluster: a team role
+	// ("viewer", "operator", "admin") or "platform-admin".
 	Role string
+	// UserID and Global are the caller's user ("" for a token an admin
+	// issued) and global role, from which Role was derived; Valid derives
+	// it again.
+	UserID, Global string
 	// TokenID is the API token's ID; "" for a session.
 	TokenID string
 	// Credential identifies what authenticated the request (a token ID or
@@ -31,11 +39,13 @@ type Identity struct {
 // the REST API so both accept and refuse the same credentials.
 type Authenticator interface {
 	// Authenticate reads the caller's credential from r (a bearer token,
-	// or the session cookie) and returns who it is. A *Refusal says why
-	// the caller is refused.
-	Authenticate(ctx context.Context, r *http.Request) (Identity, error)
-	// Valid reports whether id's credential still authenticates: false
-	// once it is revoked, expired or its user is gone.
+	// or the session cookie) and returns who it is and its role on the
+	// cluster with ID cluster. A *Refusal says why the caller is refused
+	// (404 when the caller may not see that cluster).
+	Authenticate(ctx context.Context, r *http.Request, cluster string) (Identity, error)
+	// Valid reports whether id still holds: false once its credential is
+	// revoked, expired or its user is gone, or its role on id.Cluster is
+	// no longer id.Role (a membership changed).
 	Valid(ctx context.Context, id Identity) (bool, error)
 }
 
@@ -78,18 +88,21 @@ const (
 // nodes, services and pods.
 const AdminRole = "platform-admin"
 
-// Groups returns the target groups of a KubeOpera role, the one place
-// roles become Kubernetes identities: an operator role and per-team roles
-// add their mapping here. An unknown role gets none (and so only what the
-// target grants system:authenticated).
+// Groups returns the target groups of a KubeOpera role on a cluster, the
+// one place roles become Kubernetes identities. An unknown role gets none
+// (and so only what the target grants system:authenticated).
 func Groups(role string) []string {
 	switch role {
 	case "viewer":
 		return []string{GroupViewer}
 	case "operator":
 		return []string{GroupOperator}
-	case AdminRole:
+	case "admin", AdminRole:
 		return []string{GroupAdmin}
 	}
 	return nil
 }
+
+// openKey tells apart the open requests of one credential on different
+// clusters, where its role may differ.
+func (id Identity) openKey() string { return id.Credential + "\x00" + id.Cluster }

@@ -89,7 +89,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, Refuse(http.StatusNotFound, "the proxy serves "+PathPrefix+"{cluster-id}/..."))
 		return
 	}
-	id, err := p.authCache.authenticate(r.Context(), p.auth, r)
+	id, err := p.authCache.authenticate(r.Context(), p.auth, r, clusterID)
 	if err != nil {
 		p.refuse(w, r, err)
 		return

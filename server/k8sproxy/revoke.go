@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// openRequests tracks the requests in flight by credential, so that a
-// credential found revoked ends all of them: a watch's context is
+// openRequests tracks the requests in flight by credential and cluster,
+// so that a credential found revoked (or a role on a cluster changed)
+// ends all of them: a watch's context is
 // cancelled, an upgraded stream's connection closed.
 type openRequests struct {
 	mu     sync.Mutex
@@ -39,12 +40,12 @@ func newOpenRequests() *openRequests { return &openRequests{byCred: map[string]*
 // request is ended, by itself (end) or by a revocation.
 func (o *openRequests) add(ctx context.Context, id Identity) (context.Context, *openRequest) {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &openRequest{owner: o, cred: id.Credential, cancel: cancel}
+	r := &openRequest{owner: o, cred: id.openKey(), cancel: cancel}
 	o.mu.Lock()
-	c, ok := o.byCred[id.Credential]
+	c, ok := o.byCred[r.cred]
 	if !ok {
 		c = &credRequests{id: id, reqs: map[*openRequest]struct{}{}}
-		o.byCred[id.Credential] = c
+		o.byCred[r.cred] = c
 	}
 	c.reqs[r] = struct{}{}
 	o.mu.Unlock()
@@ -105,8 +106,8 @@ func (o *openRequests) recheck(ctx context.Context, auth Authenticator, log *slo
 		}
 		if !ok {
 			invalid(id.Credential)
-			o.endAll(id.Credential)
-			log.Info("ended proxy requests of a revoked or expired credential", "user", id.User)
+			o.endAll(id.openKey())
+			log.Info("ended proxy requests of a revoked or expired credential, or of a role that changed", "user", id.User, "cluster", id.Cluster)
 		}
 	}
 }

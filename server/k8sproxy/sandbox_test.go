@@ -12,6 +12,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -68,12 +69,25 @@ func cluster(t testing.TB) (*proxyEnv, *sandbox.Sandbox) {
 // aggregateRoles fills the aggregated ClusterRoles (view, edit, admin)
 // with the rules of the roles they select, as kube-controller-manager's
 // clusterrole-aggregation controller does on a real cluster; the sandbox
-// runs no controller manager, and without it view grants nothing.
+// runs no controller manager, and without it view grants nothing. An
+// aggregated role can select another (view carries the aggregate-to-edit
+// label), so it runs until nothing changes, as the controller converges.
 func aggregateRoles(ctx context.Context, cs kubernetes.Interface) error {
+	for range 5 {
+		changed, err := aggregateOnce(ctx, cs)
+		if err != nil || !changed {
+			return err
+		}
+	}
+	return fmt.Errorf("aggregated ClusterRoles still changing after 5 passes")
+}
+
+func aggregateOnce(ctx context.Context, cs kubernetes.Interface) (bool, error) {
 	roles, err := cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return err
+		return false, err
 	}
+	changed := false
 	for _, r := range roles.Items {
 		if r.AggregationRule == nil {
 			continue
@@ -82,7 +96,7 @@ func aggregateRoles(ctx context.Context, cs kubernetes.Interface) error {
 		for _, sel := range r.AggregationRule.ClusterRoleSelectors {
 			s, err := metav1.LabelSelectorAsSelector(&sel)
 			if err != nil {
-				return err
+				return false, err
 			}
 			for _, part := range roles.Items {
 				if part.Name != r.Name && s.Matches(labels.Set(part.Labels)) {
@@ -90,12 +104,15 @@ func aggregateRoles(ctx context.Context, cs kubernetes.Interface) error {
 				}
 			}
 		}
-		r.Rules = rules
+		if equality.Semantic.DeepEqual(r.Rules, rules) {
+			continue
+		}
+		r.Rules, changed = rules, true
 		if _, err := cs.RbacV1().ClusterRoles().Update(ctx, &r, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("aggregate ClusterRole %s: %w", r.Name, err)
+			return false, fmt.Errorf("aggregate ClusterRole %s: %w", r.Name, err)
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 func client(t testing.TB, cfg *rest.Config) kubernetes.Interface {
@@ -243,6 +260,49 @@ func TestRevokingTheTokenEndsItsWatch(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("requests 5s after the revocation still get %v, want Unauthorized", last)
+	}
+}
+
+// A team's operator changes what edit allows on its team's cluster (a
+// ConfigMap), as kubeopera:operator; when a platform admin lowers the
+// membership to viewer, the operator's open watch ends within 5 s and
+// the next change is refused by the target's RBAC.
+func TestOperatorChangesAndLosingTheRoleEndsItsWatch(t *testing.T) {
+	e, _ := cluster(t)
+	ctx := context.Background()
+	tok, userID := e.memberToken(t, "olga", store.DefaultTeam, api.Operator)
+	cs := client(t, e.config("c1", tok))
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, configMap("from-operator"), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("the team's operator creates a ConfigMap: %v", err)
+	}
+	w, err := cs.CoreV1().ConfigMaps("default").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	drained := make(chan struct{})
+	go func() {
+		for range w.ResultChan() {
+		}
+		close(drained)
+	}()
+	if err := e.st.SetMember(ctx, store.TeamMember{Team: store.DefaultTeam, UserID: userID, Role: api.Viewer, Source: store.MemberSourceLocal}); err != nil {
+		t.Fatal(err)
+	}
+	lowered := time.Now()
+	select {
+	case <-drained:
+		t.Logf("watch ended %s after the role went down", time.Since(lowered))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the operator's watch is still open 5s after the role went down to viewer")
+	}
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, last = cs.CoreV1().ConfigMaps("default").Create(ctx, configMap("after-lowering"), metav1.CreateOptions{})
+		return apierrors.IsForbidden(last), nil
+	})
+	if err != nil {
+		t.Errorf("a create after the role went down: %v, want Forbidden by the target's RBAC", last)
 	}
 }
 

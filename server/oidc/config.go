@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 // DefaultScopes are asked for when the configuration names none.
@@ -20,8 +22,9 @@ var DefaultScopes = []string{"openid", "profile", "email", "groups"}
 // DefaultGroupsClaim is the ID token claim groups are read from.
 const DefaultGroupsClaim = "groups"
 
-// Mapping gives the members of Group a role. Team is kept for when teams
-// exist; until then it is read and ignored.
+// Mapping gives the members of Group a role: on Team when it is set (a
+// team role: viewer, operator or admin), else globally (member, viewer or
+// platform-admin).
 type Mapping struct {
 	Group string `json:"group"`
 	Role  string `json:"role"`
@@ -75,9 +78,8 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Check says what is wrong with an enabled configuration; validRole
-// accepts the role names mappings may use.
-func (c Config) Check(validRole func(string) error) error {
+// Check says what is wrong with an enabled configuration.
+func (c Config) Check() error {
 	var errs []error
 	if u, err := url.Parse(c.Issuer); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		errs = append(errs, fmt.Errorf("issuer %q: must be an http(s) URL, e.g. https://dex.example.com", c.Issuer))
@@ -100,23 +102,41 @@ func (c Config) Check(validRole func(string) error) error {
 		if strings.TrimSpace(m.Group) == "" {
 			errs = append(errs, fmt.Errorf("group mapping %d: group is required", i+1))
 		}
-		if err := validRole(m.Role); err != nil {
-			errs = append(errs, fmt.Errorf("group mapping %d (group %q): %w", i+1, m.Group, err))
+		parse, where := access.ParseGlobal, "a mapping without a team gives a global role"
+		if m.Team != "" {
+			parse, where = access.ParseTeam, fmt.Sprintf("a role on team %q", m.Team)
+			if err := access.CheckTeamName(m.Team); err != nil {
+				errs = append(errs, fmt.Errorf("group mapping %d (group %q): %w", i+1, m.Group, err))
+			}
+		}
+		if _, err := parse(m.Role); err != nil {
+			errs = append(errs, fmt.Errorf("group mapping %d (group %q, %s): %w", i+1, m.Group, where, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// RolesFor lists the roles the mappings give a member of groups, in the
-// mappings' order, each once.
-func (c Config) RolesFor(groups []string) []string {
-	var roles []string
+// Grants is what a member of groups gets: the highest global role the
+// mappings give (Member when only team roles), and the highest role on
+// each team. ok is false when no mapping names any of the groups.
+func (c Config) Grants(groups []string) (global access.Role, teams map[string]access.Role, ok bool) {
+	teams = map[string]access.Role{}
+	global = access.Anonymous
 	for _, m := range c.Mappings {
-		if slices.Contains(groups, m.Group) && !slices.Contains(roles, m.Role) {
-			roles = append(roles, m.Role)
+		if !slices.Contains(groups, m.Group) {
+			continue
 		}
+		ok = true
+		if m.Team == "" {
+			global = access.Highest(global, access.Role(m.Role))
+			continue
+		}
+		teams[m.Team] = access.Highest(teams[m.Team], access.Role(m.Role))
 	}
-	return roles
+	if ok {
+		global = access.Highest(global, access.Member)
+	}
+	return global, teams, ok
 }
 
 // The API's paths for the flow.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/oidc"
 )
 
@@ -17,8 +16,8 @@ type SSOConfig struct {
 	IssuerURL, ClientID, ClientSecretFile, RedirectURL string
 	Scopes                                             []string
 	GroupsClaim, DisplayName                           string
-	// GroupMappings is a JSON list of {"group", "role", "team"} (team is
-	// ignored until teams exist).
+	// GroupMappings is a JSON list of {"group", "role", "team"}: with a
+	// team, a role on that team; without, a global role.
 	GroupMappings string
 	// PasswordsOff refuses local password sign-in.
 	PasswordsOff bool
@@ -50,7 +49,7 @@ func (c SSOConfig) Provider() (*oidc.Provider, error) {
 	}
 	cfg := oidc.Config{Issuer: c.IssuerURL, ClientID: c.ClientID, ClientSecret: secret, RedirectURL: c.RedirectURL,
 		Scopes: c.Scopes, GroupsClaim: c.GroupsClaim, Mappings: mappings, DisplayName: c.DisplayName}
-	if err := cfg.Check(func(r string) error { _, err := api.ParseRole(r); return err }); err != nil {
+	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("single sign-on settings: %w", err)
 	}
 	return oidc.New(cfg), nil

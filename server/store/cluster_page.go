@@ -27,6 +27,13 @@ type ClusterFilter struct {
 	Source   Source
 	// NamePrefix matches names that start with it.
 	NamePrefix string
+	// Team matches the owning team exactly.
+	Team string
+	// MemberOf, a user's ID, keeps only clusters of the teams that user
+	// belongs to: the page of a caller without a global role that reads
+	// every team. The membership is read by the page's own statement, so
+	// a membership removed a moment before is not seen.
+	MemberOf string
 	// Limit caps the page (at most MaxPageSize); 0 means every match.
 	Limit int
 	// Continue is the token of the previous page; "" starts at the first.
@@ -141,7 +148,16 @@ func filterClusters(q *bun.SelectQuery, f ClusterFilter) {
 		// case-sensitive answer on both databases.
 		q.Where("substr(name, 1, ?) = ?", len([]rune(f.NamePrefix)), f.NamePrefix)
 	}
+	if f.Team != "" {
+		q.Where("team = ?", f.Team)
+	}
+	if f.MemberOf != "" {
+		q.Where(memberOfSQL, f.MemberOf)
+	}
 }
+
+// memberOfSQL keeps the rows of the teams user ? belongs to.
+const memberOfSQL = "team IN (SELECT team FROM team_members WHERE user_id = ?)"
 
 // HostRegistered reports whether a host cluster row exists. Every page of
 // GET /clusters asks, so it must read the partial index clusters_one_host

@@ -14,10 +14,10 @@ import (
 // takes them (TestSelectListsMatchTheModels keeps them complete). The
 // timestamps come as text, which parseTimestamp reads faster than the
 // driver reads a timestamptz.
-const clusterSelect = "id, name, provider, region, source, plugin, is_host, status, message, kubernetes_version, " +
+const clusterSelect = "id, name, team, provider, region, source, plugin, is_host, status, message, kubernetes_version, " +
 	"node_count, ready_node_count, cluster_uid, credential_id, created_at::text, updated_at::text"
 
-const nClusterColumns = 16
+const nClusterColumns = 17
 
 // hostColumn answers HostRegistered in the page's own statement, saving a
 // round trip per request. PostgreSQL runs it once per statement (an
@@ -39,7 +39,9 @@ const tokenColumn = "EXISTS (SELECT 1 FROM api_tokens WHERE id = $1 AND revoked_
 // when f.Limit is 0).
 func (s *Store) listClusterPagePostgres(ctx context.Context, f ClusterFilter, after *cursor, out []Cluster) (ClusterPage, error) {
 	query, args := clusterPageSQL(f, after, s.now())
-	filtered := f.Status != "" || f.Provider != "" || f.Source != "" || f.NamePrefix != ""
+	// A member's page has the same text for every member (the user is a
+	// parameter) and is as common as an admin's: prepared too.
+	filtered := f.Status != "" || f.Provider != "" || f.Source != "" || f.NamePrefix != "" || f.Team != ""
 	rows, err := s.stmts.query(ctx, !filtered, query, args...)
 	if err != nil {
 		return ClusterPage{}, err
@@ -119,6 +121,12 @@ func clusterPageSQL(f ClusterFilter, after *cursor, now time.Time) (string, []an
 	if f.NamePrefix != "" {
 		where("substr(name, 1, ?) = ?", int64(len([]rune(f.NamePrefix))), f.NamePrefix)
 	}
+	if f.Team != "" {
+		where("team = ?", f.Team)
+	}
+	if f.MemberOf != "" {
+		where(memberOfSQL, f.MemberOf)
+	}
 	if after != nil {
 		where("(created_at, name) > (?, ?)", after.CreatedAt, after.Name)
 	}
@@ -137,12 +145,12 @@ func clusterPageSQL(f ClusterFilter, after *cursor, now time.Time) (string, []an
 // it: text as string, integers as int64, NULL as nil.
 func readCluster(c *Cluster, v []any) error {
 	var r rowReader
-	c.ID, c.Name, c.Provider, c.Region = r.str(v[0]), r.str(v[1]), r.str(v[2]), r.str(v[3])
-	c.Source, c.Plugin, c.IsHost = Source(r.str(v[4])), r.str(v[5]), r.boolean(v[6])
-	c.Status, c.Message, c.KubernetesVersion = r.str(v[7]), r.str(v[8]), r.str(v[9])
-	c.NodeCount, c.ReadyNodeCount = r.integer(v[10]), r.integer(v[11])
-	c.ClusterUID, c.CredentialID = r.nullStr(v[12]), r.nullStr(v[13])
-	c.CreatedAt, c.UpdatedAt = r.timestamp(v[14]), r.timestamp(v[15])
+	c.ID, c.Name, c.Team, c.Provider, c.Region = r.str(v[0]), r.str(v[1]), r.str(v[2]), r.str(v[3]), r.str(v[4])
+	c.Source, c.Plugin, c.IsHost = Source(r.str(v[5])), r.str(v[6]), r.boolean(v[7])
+	c.Status, c.Message, c.KubernetesVersion = r.str(v[8]), r.str(v[9]), r.str(v[10])
+	c.NodeCount, c.ReadyNodeCount = r.integer(v[11]), r.integer(v[12])
+	c.ClusterUID, c.CredentialID = r.nullStr(v[13]), r.nullStr(v[14])
+	c.CreatedAt, c.UpdatedAt = r.timestamp(v[15]), r.timestamp(v[16])
 	if r.err != nil {
 		return fmt.Errorf("read cluster row: %w", r.err)
 	}

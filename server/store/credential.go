@@ -18,6 +18,9 @@ type Credential struct {
 	ID string `bun:"id,pk" json:"id"`
 	// Label is unique among credentials.
 	Label string `bun:"label" json:"label"`
+	// Team owns the credential: its admins manage it, and only its
+	// clusters may use it. CreateCredential fills in DefaultTeam when empty.
+	Team string `bun:"team" json:"team"`
 	// Kind is a credential kind a provider plugin declares (sdk.CredentialKind);
 	// the server checks the fields against the declaration before storing.
 	Kind string `bun:"kind" json:"kind"`
@@ -44,6 +47,9 @@ type Credential struct {
 func (s *Store) CreateCredential(ctx context.Context, c *Credential, audit ...*AuditEvent) error {
 	if c.ID == "" {
 		c.ID = uuid.NewString()
+	}
+	if c.Team == "" {
+		c.Team = DefaultTeam
 	}
 	c.CreatedAt = s.now()
 	c.UpdatedAt = c.CreatedAt
@@ -79,8 +85,11 @@ func (s *Store) withAudit(ctx context.Context, audit []*AuditEvent, target strin
 // sourceGone turns the violated reference of a write whose source
 // credential was deleted meanwhile into a *ConflictError.
 func (c *Credential) sourceGone(err error) error {
-	if !isForeignKeyViolation(err) || c.SourceID == nil {
+	if !isForeignKeyViolation(err) {
 		return err
+	}
+	if c.SourceID == nil {
+		return &ConflictError{Field: "team", Message: fmt.Sprintf("team %q does not exist", c.Team), cause: err}
 	}
 	return &ConflictError{Field: "source_id", Message: fmt.Sprintf("credential %q, its source, no longer exists", *c.SourceID), cause: err}
 }

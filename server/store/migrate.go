@@ -14,7 +14,7 @@ var migrationFiles embed.FS
 // goMigrations register the migrations written in Go (for a schema change
 // that SQLite cannot make with one statement), each in a file named like
 // the SQL ones.
-var goMigrations = []func(*migrate.Migrations){registerPluginClusters, registerCredentialReferences}
+var goMigrations = []func(*migrate.Migrations){registerPluginClusters, registerCredentialReferences, registerTeams}
 
 // migrationLockKey is the PostgreSQL advisory lock that serialises Migrate
 // across servers starting at once against the same database. Its value is

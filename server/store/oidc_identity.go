@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 // OIDCIdentity links a user to the OpenID Provider account they sign in
@@ -27,7 +29,7 @@ type ExternalSignIn struct {
 	// Username and Email name a user made at the first sign-in; later
 	// sign-ins keep the user's own.
 	Username, Email string
-	Role            string
+	Role            access.Role
 }
 
 // SignInExternal returns the user linked to e's issuer and subject with

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 func newSessionUser(t *testing.T, s *Store) *User {
 	t.Helper()
-	u := &User{Email: "ops@example.com", Username: "ops", PasswordHash: "h", Role: UserRoleViewer}
+	u := &User{Email: "ops@example.com", Username: "ops", PasswordHash: "h", Role: access.Viewer}
 	if err := s.CreateUser(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}

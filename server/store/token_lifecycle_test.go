@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 // A token is revoked by its ID only: a second token named after the
@@ -47,7 +49,7 @@ func TestLoginTokenAlwaysExpiresWithinTheCap(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		clock := useFakeClock(s)
-		u := &User{Username: "ada", Email: "ada@example.com", PasswordHash: "x", Role: UserRoleViewer}
+		u := &User{Username: "ada", Email: "ada@example.com", PasswordHash: "x", Role: access.Viewer}
 		if err := s.CreateUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +85,7 @@ func TestUserTokensListedAndStoppedWithTheirUser(t *testing.T) {
 		exp := clock.Now().Add(time.Hour)
 		var users [2]*User
 		for i, name := range []string{"ada", "bob"} {
-			users[i] = &User{Username: name, Email: name + "@example.com", PasswordHash: "x", Role: UserRoleViewer}
+			users[i] = &User{Username: name, Email: name + "@example.com", PasswordHash: "x", Role: access.Viewer}
 			if err := s.CreateUser(ctx, users[i]); err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +128,7 @@ func TestTokenOfADisabledUserIsRefusedWithoutRevocation(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		clock := useFakeClock(s)
-		u := &User{Username: "ada", Email: "ada@example.com", PasswordHash: "x", Role: UserRoleViewer}
+		u := &User{Username: "ada", Email: "ada@example.com", PasswordHash: "x", Role: access.Viewer}
 		if err := s.CreateUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 func TestTokenRoundTripAndTouch(t *testing.T) {
@@ -13,7 +15,7 @@ func TestTokenRoundTripAndTouch(t *testing.T) {
 		clock := useFakeClock(s)
 		// A login token names the user it was issued to (PostgreSQL reads it
 		// with a statement of its own).
-		u := &User{Username: "ci-user", Email: "ci@example.com", PasswordHash: "x", Role: UserRoleViewer}
+		u := &User{Username: "ci-user", Email: "ci@example.com", PasswordHash: "x", Role: access.Viewer}
 		if err := s.CreateUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}

@@ -37,19 +37,19 @@ func upgradeFixture(now time.Time) fixture {
 	at := func(d time.Duration) time.Time { return now.Add(d) }
 	return fixture{
 		credentials: []Credential{
-			{ID: "cred-keys", Label: "prod keys", Kind: "access_key", Ciphertext: []byte{0, 1, 2, 0xfe, 0xff},
+			{ID: "cred-keys", Label: "prod keys", Team: DefaultTeam, Kind: "access_key", Ciphertext: []byte{0, 1, 2, 0xfe, 0xff},
 				KeyID: "key-2026", Last4: "WXYZ", CreatedBy: "admin", CreatedAt: at(-72 * time.Hour), UpdatedAt: at(-48 * time.Hour)},
-			{ID: "cred-role", Label: "deploy role", Kind: "assume_role", Ciphertext: []byte("sealed role"),
+			{ID: "cred-role", Label: "deploy role", Team: DefaultTeam, Kind: "assume_role", Ciphertext: []byte("sealed role"),
 				KeyID: "key-2025", Last4: "", SourceID: ptr("cred-keys"), CreatedBy: "ops", CreatedAt: at(-47 * time.Hour), UpdatedAt: at(-46 * time.Hour)},
 		},
 		clusters: []Cluster{
-			{ID: "c-host", Name: "management", Provider: "kind", Region: "local", Source: SourceSelfRegistered, IsHost: true,
+			{ID: "c-host", Name: "management", Team: DefaultTeam, Provider: "kind", Region: "local", Source: SourceSelfRegistered, IsHost: true,
 				Status: "Ready", Message: "all nodes ready", KubernetesVersion: "v1.37.2", NodeCount: 3, ReadyNodeCount: 3,
 				ClusterUID: ptr("uid-host"), CreatedAt: at(-100 * time.Hour), UpdatedAt: at(-time.Hour)},
-			{ID: "c-eks", Name: "payments", Provider: "aws", Region: "eu-west-1", Source: SourceProvisionedEKS, Plugin: "aws-eks",
+			{ID: "c-eks", Name: "payments", Team: DefaultTeam, Provider: "aws", Region: "eu-west-1", Source: SourceProvisionedEKS, Plugin: "aws-eks",
 				Status: "Provisioning", Message: "creating the node group", KubernetesVersion: "v1.36.1", NodeCount: 2, ReadyNodeCount: 1,
 				ClusterUID: ptr("uid-eks"), CredentialID: ptr("cred-role"), CreatedAt: at(-40 * time.Hour), UpdatedAt: at(-2 * time.Hour)},
-			{ID: "c-local", Name: "dev", Provider: "local", Source: SourceProvisioned, Plugin: "local",
+			{ID: "c-local", Name: "dev", Team: DefaultTeam, Provider: "local", Source: SourceProvisioned, Plugin: "local",
 				Status: "Failed", Message: "kube-apiserver exited", CreatedAt: at(-30 * time.Hour), UpdatedAt: at(-29 * time.Hour)},
 		},
 		users: []User{

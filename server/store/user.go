@@ -8,12 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-)
 
-// The roles a user can have; the users table accepts no other.
-const (
-	UserRolePlatformAdmin = "platform-admin"
-	UserRoleViewer        = "viewer"
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 // MaxUsernameLength is the width of the users.username column.
@@ -62,10 +58,11 @@ type User struct {
 	Username string `bun:"username" json:"username"`
 	// PasswordHash is never serialised to JSON.
 	PasswordHash string `bun:"password_hash" json:"-"`
-	// Role is UserRolePlatformAdmin or UserRoleViewer.
-	Role string `bun:"role" json:"role"`
+	// Role is the user's global role, one of access.GlobalRoles (the
+	// users table's check holds the same list).
+	Role access.Role `bun:"role" json:"role"`
 	// SuperAdmin marks the first administrator; at most one user has it,
-	// and only with UserRolePlatformAdmin.
+	// and only with access.PlatformAdmin.
 	SuperAdmin bool      `bun:"super_admin" json:"super_admin"`
 	CreatedAt  time.Time `bun:"created_at" json:"created_at"`
 	// DisabledAt is set while the user is disabled: no sign-in, no

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 // userAdminLockKey is the PostgreSQL advisory lock that serialises the
@@ -105,8 +107,8 @@ func (s *Store) changeUser(ctx context.Context, id string, removesAdmin bool, au
 		if err := scanOne(ctx, tx.NewSelect().Model(u).Where("id = ?", id), fmt.Sprintf("user %q", id)); err != nil {
 			return err
 		}
-		if removesAdmin && u.Role == UserRolePlatformAdmin && u.DisabledAt == nil {
-			others, err := tx.NewSelect().Model((*User)(nil)).Where("role = ?", UserRolePlatformAdmin).
+		if removesAdmin && u.Role == access.PlatformAdmin && u.DisabledAt == nil {
+			others, err := tx.NewSelect().Model((*User)(nil)).Where("role = ?", access.PlatformAdmin).
 				Where("disabled_at IS NULL").Where("id <> ?", id).Count(ctx)
 			if err != nil {
 				return fmt.Errorf("count platform admins: %w", err)

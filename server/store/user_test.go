@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ochestra-tech/kubeopera/internal/together"
+	"github.com/ochestra-tech/kubeopera/server/access"
 )
 
 func TestUserRoundTripLowercasesEmail(t *testing.T) {
@@ -20,7 +21,7 @@ func TestUserRoundTripLowercasesEmail(t *testing.T) {
 			t.Fatalf("SuperAdminExists on an empty table = %v, %v; want false", exists, err)
 		}
 		in := User{Email: "Admin@Example.COM", Username: "admin", PasswordHash: "$2a$10$not-a-real-hash",
-			Role: UserRolePlatformAdmin, SuperAdmin: true}
+			Role: access.PlatformAdmin, SuperAdmin: true}
 		if err := s.CreateUser(ctx, &in); err != nil {
 			t.Fatal(err)
 		}
@@ -47,12 +48,12 @@ func TestUserRoundTripLowercasesEmail(t *testing.T) {
 func TestUserUniquenessIsReportedPerField(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		admin := &User{Email: "root@example.com", Username: "root", PasswordHash: "h", Role: UserRolePlatformAdmin, SuperAdmin: true}
+		admin := &User{Email: "root@example.com", Username: "root", PasswordHash: "h", Role: access.PlatformAdmin, SuperAdmin: true}
 		if err := s.CreateUser(ctx, admin); err != nil {
 			t.Fatal(err)
 		}
 		// Viewers and plain admins are not limited in number.
-		for i, role := range []string{UserRoleViewer, UserRoleViewer, UserRolePlatformAdmin} {
+		for i, role := range []access.Role{access.Viewer, access.Viewer, access.PlatformAdmin} {
 			u := &User{Email: fmt.Sprintf("u%d@example.com", i), Username: fmt.Sprintf("user-%d", i), PasswordHash: "h", Role: role}
 			if err := s.CreateUser(ctx, u); err != nil {
 				t.Fatalf("user %d (%s): %v", i, role, err)
@@ -71,7 +72,7 @@ func TestUserUniquenessIsReportedPerField(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				u := tc.user
-				u.PasswordHash, u.Role = "h", UserRolePlatformAdmin
+				u.PasswordHash, u.Role = "h", access.PlatformAdmin
 				assertConflict(t, s.CreateUser(ctx, &u), tc.field, tc.message)
 			})
 		}
@@ -86,9 +87,9 @@ func TestCreateUserRefusesInvalidRows(t *testing.T) {
 			user User
 		}{
 			{"an unknown role", User{Email: "a@example.com", Username: "a-user", Role: "root"}},
-			{"a super-admin who is only a viewer", User{Email: "b@example.com", Username: "b-user", Role: UserRoleViewer, SuperAdmin: true}},
+			{"a super-admin who is only a viewer", User{Email: "b@example.com", Username: "b-user", Role: access.Viewer, SuperAdmin: true}},
 			{"a username wider than its column", User{Email: "c@example.com", Username: strings.Repeat("c", MaxUsernameLength+1),
-				Role: UserRoleViewer}},
+				Role: access.Viewer}},
 		} {
 			u := tc.user
 			u.PasswordHash = "h"
@@ -114,7 +115,7 @@ func TestConcurrentSuperAdminCreationAdmitsExactlyOne(t *testing.T) {
 		errs := make([]error, racers)
 		together.Run(racers, func(i int) {
 			errs[i] = s.CreateUser(ctx, &User{Email: fmt.Sprintf("admin%02d@example.com", i),
-				Username: fmt.Sprintf("admin-%02d", i), PasswordHash: "h", Role: UserRolePlatformAdmin, SuperAdmin: true})
+				Username: fmt.Sprintf("admin-%02d", i), PasswordHash: "h", Role: access.PlatformAdmin, SuperAdmin: true})
 		})
 
 		var won, conflicts int

@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List clusters, with live phases from their HostClusters
-         * @description Needs the viewer role, by a bearer token, or the session cookie.
+         * @description Needs the member role, by a bearer token, or the session cookie.
          */
         get: operations["listClusters"];
         put?: never;
@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Connect an existing cluster by kubeconfig
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
          */
         post: operations["connectCluster"];
         delete?: never;
@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Provision a new cluster through a provider plugin
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
          */
         post: operations["provisionCluster"];
         delete?: never;
@@ -173,21 +173,21 @@ export interface paths {
         };
         /**
          * Get one cluster with what its page shows: its nodes (read live through its kubeconfig), its HostCluster's conditions and newest events, the Terraform Job that provisioned it, and what a disconnect would do now
-         * @description Needs the viewer role, by a bearer token, or the session cookie.
+         * @description Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         get: operations["getCluster"];
         put?: never;
         post?: never;
         /**
          * Disconnect a cluster: 202 while its HostCluster finalizer cleans up (204 when it has none); 409 while a provisioned cluster is still being created
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         delete: operations["disconnectCluster"];
         options?: never;
         head?: never;
         /**
          * Change a provisioned cluster's node count or Kubernetes version through its plugin: 409 when the plugin cannot, 422 for a bad value
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         patch: operations["updateCluster"];
         trace?: never;
@@ -201,7 +201,7 @@ export interface paths {
         };
         /**
          * Health score of one cluster, with the findings that produced it
-         * @description Needs the viewer role, by a bearer token, or the session cookie.
+         * @description Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         get: operations["getClusterHealth"];
         put?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * A kubeconfig for the caller that reaches the cluster through KubeOpera's proxy with a short-lived token of their own (hours, ending with their session or token); ?admin=true: the kubeconfig KubeOpera itself reaches the cluster with, for platform admins. Either read is audited
-         * @description Needs the viewer role, by a bearer token, or the session cookie.
+         * @description Needs the viewer role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         get: operations["getClusterKubeconfig"];
         put?: never;
@@ -243,7 +243,7 @@ export interface paths {
         put?: never;
         /**
          * Try a Failed cluster again from the step that failed (a provisioned cluster's plugin resumes for the same cluster): 409 unless it is Failed
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the operator role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         post: operations["retryCluster"];
         delete?: never;
@@ -263,7 +263,7 @@ export interface paths {
         put?: never;
         /**
          * Tear down a provisioned cluster: its plugin destroys its cloud resources, then it is removed; the body repeats its name
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the admin role on the cluster's team (a global viewer reads every team; a platform-admin may do all), by a bearer token, or the session cookie with the X-CSRF-Token header. A cluster the caller may not see is answered 404, as one that does not exist.
          */
         post: operations["teardownCluster"];
         delete?: never;
@@ -281,13 +281,13 @@ export interface paths {
         };
         /**
          * List cloud credentials (label, kind, last 4 characters)
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie.
+         * @description Needs the member role, by a bearer token, or the session cookie.
          */
         get: operations["listCredentials"];
         put?: never;
         /**
          * Store a cloud credential, encrypted
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the admin role on the team the request names (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header.
          */
         post: operations["createCredential"];
         delete?: never;
@@ -305,21 +305,21 @@ export interface paths {
         };
         /**
          * Get a cloud credential's metadata
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie.
+         * @description Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie. A credential the caller may not see is answered 404.
          */
         get: operations["getCredential"];
         put?: never;
         post?: never;
         /**
          * Delete a cloud credential no provisioning cluster uses
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
          */
         delete: operations["deleteCredential"];
         options?: never;
         head?: never;
         /**
          * Change a credential's label or secret fields (re-sealed with the current key); what the body leaves out is kept
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the admin role on the credential's team (or platform-admin), by a bearer token, or the session cookie with the X-CSRF-Token header. A credential the caller may not see is answered 404.
          */
         patch: operations["updateCredential"];
         trace?: never;
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * All reachable clusters assessed concurrently: health, nodes, usage, monthly cost
-         * @description Needs the viewer role, by a bearer token, or the session cookie.
+         * @description Needs the member role, by a bearer token, or the session cookie.
          */
         get: operations["getFederationOverview"];
         put?: never;
@@ -353,7 +353,7 @@ export interface paths {
         };
         /**
          * List provider plugins with availability and input schema
-         * @description Needs the viewer role, by a bearer token, or the session cookie.
+         * @description Needs the member role, by a bearer token, or the session cookie.
          */
         get: operations["listProviders"];
         put?: never;
@@ -375,7 +375,7 @@ export interface paths {
         put?: never;
         /**
          * What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
-         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
          */
         post: operations["estimateCost"];
         delete?: never;
@@ -393,7 +393,7 @@ export interface paths {
         };
         /**
          * Who is signed in, and the CSRF token the session's mutating requests send in X-CSRF-Token
-         * @description Needs the viewer role, by a bearer token, or the session cookie.
+         * @description Needs the member role, by a bearer token, or the session cookie.
          */
         get: operations["getSession"];
         put?: never;
@@ -404,7 +404,7 @@ export interface paths {
         post: operations["signIn"];
         /**
          * Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
-         * @description Needs the viewer role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         * @description Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
          */
         delete: operations["signOut"];
         options?: never;
@@ -487,6 +487,94 @@ export interface paths {
          */
         post: operations["createFirstAdmin"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List teams: every team for platform admins and global viewers, else the caller's own; each with what it owns and the caller's role there
+         * @description Needs the member role, by a bearer token, or the session cookie.
+         */
+        get: operations["listTeams"];
+        put?: never;
+        /**
+         * Create a team, which can then own clusters and credentials
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         */
+        post: operations["createTeam"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a team and its memberships: not the default team, nor one that still owns clusters or credentials (409)
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         */
+        delete: operations["deleteTeam"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{name}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a team's members with their roles, and where each role came from (local, or the identity provider's groups)
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie.
+         */
+        get: operations["listTeamMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{name}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a user a role on a team (viewer, operator, admin), replacing the one they had; it applies to their next request
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         */
+        put: operations["setTeamMember"];
+        post?: never;
+        /**
+         * Remove a user from a team: their sessions and proxied watches lose its clusters at once
+         * @description Needs the platform-admin role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         */
+        delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -805,6 +893,36 @@ export interface components {
             next: string;
         };
         Cluster: {
+            actions?: {
+                adminKubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                disconnect: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                kubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                retry: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                scale: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                teardown: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                upgrade: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+            };
             /** @enum {string} */
             badge: "green" | "amber" | "red" | "gray";
             cluster_uid?: string;
@@ -824,9 +942,12 @@ export interface components {
             ready_node_count: number;
             region: string;
             /** @enum {string} */
+            role?: "viewer" | "operator" | "admin" | "platform-admin";
+            /** @enum {string} */
             source: "self_registered" | "connected_existing" | "provisioned_vanilla" | "provisioned_eks" | "provisioned";
             /** @enum {string} */
             status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
+            team: string;
             /** Format: date-time */
             updated_at: string;
         };
@@ -839,6 +960,36 @@ export interface components {
             type: string;
         };
         ClusterDetail: {
+            actions?: {
+                adminKubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                disconnect: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                kubeconfig: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                retry: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                scale: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                teardown: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+                upgrade: {
+                    allowed: boolean;
+                    reason?: string;
+                };
+            };
             /** @enum {string} */
             badge: "green" | "amber" | "red" | "gray";
             cluster_uid?: string;
@@ -862,9 +1013,12 @@ export interface components {
             ready_node_count: number;
             region: string;
             /** @enum {string} */
+            role?: "viewer" | "operator" | "admin" | "platform-admin";
+            /** @enum {string} */
             source: "self_registered" | "connected_existing" | "provisioned_vanilla" | "provisioned_eks" | "provisioned";
             /** @enum {string} */
             status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
+            team: string;
             terraformJob?: string;
             /** Format: date-time */
             updated_at: string;
@@ -901,6 +1055,7 @@ export interface components {
             provider: string;
             region?: string;
             registryPullSecretRef?: string;
+            team?: string;
         };
         CostLine: {
             hourly: number;
@@ -923,6 +1078,7 @@ export interface components {
             kind: string;
             label: string;
             last4: string;
+            team: string;
             /** Format: date-time */
             updated_at: string;
         };
@@ -1029,7 +1185,7 @@ export interface components {
             /** Format: date-time */
             revokedAt?: string;
             /** @enum {string} */
-            role: "viewer" | "platform-admin";
+            role: "member" | "viewer" | "platform-admin";
             token: string;
         };
         LifecycleResponse: {
@@ -1038,6 +1194,23 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "Pending" | "ValidatingAccess" | "Provisioning" | "BootstrappingFlux" | "GeneratingGitOpsTree" | "InstallingKubeOpera" | "Ready" | "Failed" | "Deleting" | "TearingDown" | "Updating";
+        };
+        Member: {
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {string} */
+            role: "viewer" | "operator" | "admin";
+            source: string;
+            team: string;
+            user_id: string;
+            username: string;
+        };
+        MemberList: {
+            items: components["schemas"]["Member"][];
+        };
+        MemberRequest: {
+            /** @enum {string} */
+            role: "viewer" | "operator" | "admin";
         };
         Node: {
             conditions: {
@@ -1143,6 +1316,7 @@ export interface components {
             name: string;
             provider: string;
             registryPullSecretRef?: string;
+            team?: string;
             topology?: string;
         };
         RegisterSelfRequest: {
@@ -1162,7 +1336,7 @@ export interface components {
             email?: string;
             id?: string;
             /** @enum {string} */
-            role: "viewer" | "platform-admin";
+            role: "member" | "viewer" | "platform-admin";
             username: string;
         };
         SetupAdmin: {
@@ -1193,6 +1367,27 @@ export interface components {
             path: string;
             reason: string;
         };
+        Team: {
+            /** Format: date-time */
+            created_at: string;
+            name: string;
+        };
+        TeamList: {
+            items: components["schemas"]["TeamSummary"][];
+        };
+        TeamRequest: {
+            name: string;
+        };
+        TeamSummary: {
+            clusters: number;
+            /** Format: date-time */
+            created_at: string;
+            credentials: number;
+            members: number;
+            name: string;
+            /** @enum {string} */
+            role?: "viewer" | "operator" | "admin";
+        };
         TeardownRequest: {
             confirmName: string;
         };
@@ -1209,13 +1404,13 @@ export interface components {
             /** Format: date-time */
             revokedAt?: string;
             /** @enum {string} */
-            role: "viewer" | "platform-admin";
+            role: "member" | "viewer" | "platform-admin";
         };
         TokenCreateRequest: {
             /** @description names the token in logs and the audit log */
             name: string;
             /** @enum {string} */
-            role: "viewer" | "platform-admin";
+            role: "member" | "viewer" | "platform-admin";
             /** @description expire the token after this many seconds */
             ttlSeconds?: number;
         };
@@ -1244,7 +1439,7 @@ export interface components {
             id: string;
             mustChangePassword: boolean;
             /** @enum {string} */
-            role: "viewer" | "platform-admin";
+            role: "member" | "viewer" | "platform-admin";
             /** @description the first administrator: only they may disable or delete or reset themselves */
             superAdmin: boolean;
             username: string;
@@ -1254,7 +1449,7 @@ export interface components {
             /** @description at least 16 characters; absent: one is generated and shown once. The user chooses a new one at the first sign-in either way */
             password?: string;
             /** @enum {string} */
-            role: "viewer" | "platform-admin";
+            role: "member" | "viewer" | "platform-admin";
             username: string;
         };
         UserList: {
@@ -1472,6 +1667,8 @@ export interface operations {
                 source?: "self_registered" | "connected_existing" | "provisioned_vanilla" | "provisioned_eks" | "provisioned";
                 /** @description Only clusters whose name starts with this */
                 namePrefix?: string;
+                /** @description Only clusters of this team (of those the caller may see) */
+                team?: string;
             };
             header?: never;
             path?: never;
@@ -2498,15 +2695,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Service Unavailable */
             503: {
                 headers: {
@@ -3507,6 +3695,443 @@ export interface operations {
             };
         };
     };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the team */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTeamMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the team */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the team */
+                name: string;
+                /** @description The ID of the member */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the team */
+                name: string;
+                /** @description The ID of the member */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listTokens: {
         parameters: {
             query?: never;
@@ -4398,6 +5023,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description An unexpected error; the server log has its details under the request's ID */
             default: {
                 headers: {
@@ -4489,20 +5123,25 @@ export const pathsApiV1ClustersGetParametersQueryPhaseValues: ReadonlyArray<Flat
 export const pathsApiV1ClustersGetParametersQuerySourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters"]["get"]["parameters"]["query"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const pathsApiV1ClustersIdKubeconfigGetParametersQueryAdminValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/clusters/{id}/kubeconfig"]["get"]["parameters"]["query"]["admin"]> = ["true", "false"];
 export const clusterBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["badge"]> = ["green", "amber", "red", "gray"];
+export const clusterRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["role"]> = ["viewer", "operator", "admin", "platform-admin"];
 export const clusterSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Cluster"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const clusterDetailBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["badge"]> = ["green", "amber", "red", "gray"];
+export const clusterDetailRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["role"]> = ["viewer", "operator", "admin", "platform-admin"];
 export const clusterDetailSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["source"]> = ["self_registered", "connected_existing", "provisioned_vanilla", "provisioned_eks", "provisioned"];
 export const clusterDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClusterDetail"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const healthScoreBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HealthScore"]["badge"]> = ["green", "amber", "red", "unknown"];
-export const issuedTokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssuedToken"]["role"]> = ["viewer", "platform-admin"];
+export const issuedTokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssuedToken"]["role"]> = ["member", "viewer", "platform-admin"];
 export const lifecycleResponseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifecycleResponse"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
+export const memberRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Member"]["role"]> = ["viewer", "operator", "admin"];
+export const memberRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemberRequest"]["role"]> = ["viewer", "operator", "admin"];
 export const overviewRowBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["badge"]> = ["green", "amber", "red", "unknown"];
 export const overviewRowStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const overviewRowStatusBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["statusBadge"]> = ["green", "amber", "red", "gray"];
 export const providerAvailabilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["availability"]> = ["AVAILABLE", "SOON"];
-export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["viewer", "platform-admin"];
-export const tokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Token"]["role"]> = ["viewer", "platform-admin"];
-export const tokenCreateRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokenCreateRequest"]["role"]> = ["viewer", "platform-admin"];
-export const userRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["User"]["role"]> = ["viewer", "platform-admin"];
-export const userCreateRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserCreateRequest"]["role"]> = ["viewer", "platform-admin"];
+export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["member", "viewer", "platform-admin"];
+export const teamSummaryRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TeamSummary"]["role"]> = ["viewer", "operator", "admin"];
+export const tokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Token"]["role"]> = ["member", "viewer", "platform-admin"];
+export const tokenCreateRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokenCreateRequest"]["role"]> = ["member", "viewer", "platform-admin"];
+export const userRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["User"]["role"]> = ["member", "viewer", "platform-admin"];
+export const userCreateRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserCreateRequest"]["role"]> = ["member", "viewer", "platform-admin"];

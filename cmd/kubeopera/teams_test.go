@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ochestra-tech/kubeopera/internal/apiclient"
+)
+
+// kubeopera teams, through the API: a platform admin makes a team and
+// gives a member a role there; the member sees that team and their role,
+// and nothing of the default team's; removal and deletion follow, and the
+// default team cannot go.
+func TestTeamsThroughTheCLI(t *testing.T) {
+	dir := t.TempDir()
+	url := startCLIServerIn(t, dir)
+	t.Setenv("KUBEOPERA_CONFIG", t.TempDir()+"/config.yaml")
+	t.Setenv("KUBEOPERA_SERVER", "")
+	t.Setenv("KUBEOPERA_TOKEN", "")
+	t.Setenv("KUBEOPERA_DATA_DIR", "")
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		out, err := runCLI(t, stdin, args...)
+		if err != nil {
+			t.Fatalf("kubeopera %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	run(cliPassword+"\n", "login", url, "-u", "ops", "--password-stdin", "--context", "ops")
+	generated := strings.Fields(run("", "users", "create", "--username", "ada", "--email", "ada@example.com", "--role", "member"))[0]
+	run("", "teams", "create", "team-a")
+	if out := run("", "teams", "add", "team-a", "ada", "--role", "operator"); !strings.Contains(out, `ada is now operator of team "team-a"`) {
+		t.Errorf("teams add:\n%s", out)
+	}
+	if out := run("", "teams", "members", "team-a"); !strings.Contains(out, "ada") || !strings.Contains(out, "operator") || !strings.Contains(out, "local") {
+		t.Errorf("teams members:\n%s", out)
+	}
+	cl, err := newAPIClient(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cl.ChangeOwnPasswordWithResponse(context.Background(),
+		apiclient.PasswordChangeRequest{Username: "ada", Password: generated, NewPassword: cliPassword})
+	if err := expect(resp, err, http.StatusNoContent); err != nil {
+		t.Fatalf("ada chooses a password: %v", err)
+	}
+	run(cliPassword+"\n", "login", url, "-u", "ada", "--password-stdin", "--context", "ada")
+	out := run("", "teams", "list")
+	if !strings.Contains(out, "team-a") || !strings.Contains(out, "operator") || strings.Contains(out, "default") {
+		t.Errorf("ada's teams list shows team-a as operator and not the default team:\n%s", out)
+	}
+	if _, err := runCLI(t, "", "teams", "create", "team-b"); exitCodeOf(err) != exitForbidden {
+		t.Errorf("a member creating a team: %v, want exit %d", err, exitForbidden)
+	}
+	run("", "context", "use", "ops")
+	run("", "teams", "remove", "team-a", "ada")
+	if out := run("", "teams", "list", "--context", "ada"); strings.Contains(out, "team-a") {
+		t.Errorf("after removal ada still sees team-a:\n%s", out)
+	}
+	if _, err := runCLI(t, "", "teams", "delete", "default"); err == nil {
+		t.Error("deleting the default team succeeded")
+	}
+	if out := run("", "teams", "delete", "team-a"); !strings.Contains(out, `deleted team "team-a"`) {
+		t.Errorf("teams delete:\n%s", out)
+	}
+}
