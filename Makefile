@@ -132,7 +132,7 @@ test-aws:
 # and git server must all become Ready (about 2 minutes; not part of
 # `make test` for its cost).
 test-fleet: testbin
-	KUBEOPERA_TEST_FLEET=1 $(GO) test -count=1 -timeout 20m -v -run 'TestClustersOnboardedAtOnceAllBecomeReady' ./host/pipeline/
+	KUBEOPERA_TEST_FLEET=1 $(GO) test -count=1 -timeout 20m -v -run 'TestClustersOnboardedAtOnceAllBecomeReady|TestDevProvisionsFiveClustersAtOnceAllReady' ./host/pipeline/ ./cmd/kubeopera/
 
 # The crash test (test/chaos): the real server and controller as separate
 # processes on one PostgreSQL (its own, so it can be killed) and a

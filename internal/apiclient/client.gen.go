@@ -975,9 +975,12 @@ type CredentialList struct {
 // CredentialRequest defines model for CredentialRequest.
 type CredentialRequest struct {
 	// Fields the fields the kind declares (see GET /api/v1/providers)
-	Fields               *map[string]string     `json:"fields,omitempty"`
-	Kind                 string                 `json:"kind"`
-	Label                string                 `json:"label"`
+	Fields *map[string]string `json:"fields,omitempty"`
+	Kind   string             `json:"kind"`
+	Label  string             `json:"label"`
+
+	// Team the team that owns the credential (default: default); you need the admin role there
+	Team                 *string                `json:"team,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
@@ -1602,6 +1605,14 @@ func (a *CredentialRequest) UnmarshalJSON(b []byte) error {
 		delete(object, "label")
 	}
 
+	if raw, found := object["team"]; found {
+		err = json.Unmarshal(raw, &a.Team)
+		if err != nil {
+			return fmt.Errorf("error reading 'team': %w", err)
+		}
+		delete(object, "team")
+	}
+
 	if len(object) != 0 {
 		a.AdditionalProperties = make(map[string]interface{})
 		for fieldName, fieldBuf := range object {
@@ -1636,6 +1647,13 @@ func (a CredentialRequest) MarshalJSON() ([]byte, error) {
 	object["label"], err = json.Marshal(a.Label)
 	if err != nil {
 		return nil, fmt.Errorf("error marshaling 'label': %w", err)
+	}
+
+	if a.Team != nil {
+		object["team"], err = json.Marshal(a.Team)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'team': %w", err)
+		}
 	}
 
 	for fieldName, field := range a.AdditionalProperties {

@@ -168,7 +168,15 @@ func TestDisconnectNoticeIsTheDisconnectsOwnWords(t *testing.T) {
 		_, _ = hcs.Patch(context.Background(), row.ID, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 	})
 	setPhase(t, e, row.ID, "Ready", "ready")
-	notice := mustDetail(t, e, row.ID).DisconnectNotice
+	// The page reads the HostCluster through the server's cache, which
+	// sees the new status a moment later (longer on a loaded machine).
+	var d clusterDetail
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if d = mustDetail(t, e, row.ID); d.Status == "Ready" || time.Now().After(deadline) {
+			break
+		}
+	}
+	notice := d.DisconnectNotice
 	if !strings.Contains(notice, "keeps running and costing money") || !strings.Contains(notice, "/api/v1/clusters/"+row.ID+"/teardown") {
 		t.Errorf("notice of a provisioned cluster = %q; want the running cost and the teardown instead", notice)
 	}

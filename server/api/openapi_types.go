@@ -92,6 +92,7 @@ var componentTypes = map[string]any{
 // reflection.
 type credentialRequestDoc struct {
 	Label  string            `json:"label" jsonschema:"required"`
+	Team   string            `json:"team,omitempty" jsonschema:"description=the team that owns the credential (default: default); you need the admin role there"`
 	Kind   string            `json:"kind" jsonschema:"required"`
 	Fields map[string]string `json:"fields,omitempty" jsonschema:"description=the fields the kind declares (see GET /api/v1/providers)"`
 }

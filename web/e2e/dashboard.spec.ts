@@ -261,7 +261,7 @@ test('a viewer sees no admin actions', async ({ page }) => {
   await expectAccessible(page);
   await shoot(page, 'clusters-viewer');
   await page.goto('/credentials');
-  await expect(page.getByRole('heading', { name: 'Platform admins only' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Team admins only' })).toBeVisible();
 });
 
 test('a revoked session returns to sign-in and then to the same page', async ({ page }) => {

@@ -30,6 +30,10 @@ export type AccessEnded = S['AccessEnded'];
 export type AuditEvent = S['AuditEvent'];
 export type AuditPage = S['AuditPage'];
 export type Estimate = S['Estimate'];
+export type TeamSummary = S['TeamSummary'];
+export type Team = S['Team'];
+export type Member = S['Member'];
+export type TeamRole = S['MemberRequest']['role'];
 
 /** An error answer of the API, with its problem document. */
 export class ApiError extends Error {
@@ -132,6 +136,14 @@ export const api = {
   deleteUser: (id: string) => request<void>('DELETE', `/api/v1/users/${encodeURIComponent(id)}`),
   resetPassword: (id: string) => request<CreatedUser>('POST', `/api/v1/users/${encodeURIComponent(id)}/password-reset`),
   endSessions: (id: string) => request<AccessEnded>('DELETE', `/api/v1/users/${encodeURIComponent(id)}/sessions`),
+  teams: () => request<S['TeamList']>('GET', '/api/v1/teams'),
+  createTeam: (name: string) => request<Team>('POST', '/api/v1/teams', { name }),
+  deleteTeam: (name: string) => request<void>('DELETE', `/api/v1/teams/${encodeURIComponent(name)}`),
+  members: (team: string) => request<S['MemberList']>('GET', `/api/v1/teams/${encodeURIComponent(team)}/members`),
+  setMember: (team: string, userId: string, role: TeamRole) =>
+    request<Member>('PUT', `/api/v1/teams/${encodeURIComponent(team)}/members/${encodeURIComponent(userId)}`, { role }),
+  removeMember: (team: string, userId: string) =>
+    request<void>('DELETE', `/api/v1/teams/${encodeURIComponent(team)}/members/${encodeURIComponent(userId)}`),
   audit: (q: AuditQuery = {}) => request<AuditPage>('GET', `/api/v1/audit${queryString(q)}`),
   openapi: () => request<{ paths?: Record<string, unknown> }>('GET', '/openapi.json'),
 };

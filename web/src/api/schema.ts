@@ -1099,6 +1099,8 @@ export interface components {
             };
             kind: string;
             label: string;
+            /** @description the team that owns the credential (default: default); you need the admin role there */
+            team?: string;
         } & {
             [key: string]: unknown;
         };

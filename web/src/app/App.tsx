@@ -11,6 +11,8 @@ import { ClustersPage } from '../clusters/ClustersPage';
 import { CredentialsPage } from '../credentials/CredentialsPage';
 import { HomePage } from '../home/HomePage';
 import { Loading } from '../ui/states';
+import { TeamsPage } from '../teams/TeamsPage';
+import { useTeamsToMakeIn } from '../teams/queries';
 import { UsersPage } from '../users/UsersPage';
 import { Layout } from './Layout';
 
@@ -45,6 +47,18 @@ function AdminOnly({ children }: { children: React.ReactNode }) {
   );
 }
 
+/** For whoever may make clusters and credentials: a platform admin, or an admin of some team. */
+function TeamAdminOnly({ children }: { children: React.ReactNode }) {
+  const { mayMake, isPending } = useTeamsToMakeIn();
+  if (isPending) return <Loading what="your teams" />;
+  return mayMake ? <>{children}</> : (
+    <>
+      <h1>Team admins only</h1>
+      <p>This page needs the admin role on a team, or the platform-admin role.</p>
+    </>
+  );
+}
+
 const router = createBrowserRouter([
   { path: '/signin', element: <SignInPage /> },
   {
@@ -54,8 +68,9 @@ const router = createBrowserRouter([
       { path: '/clusters', element: <ClustersPage /> },
       { path: '/clusters/multi', element: <Suspense fallback={<Loading what="the fleet overview" />}><MultiClusterPage /></Suspense> },
       { path: '/clusters/:id', element: <ClusterDetailPage /> },
-      { path: '/credentials', element: <AdminOnly><CredentialsPage /></AdminOnly> },
+      { path: '/credentials', element: <TeamAdminOnly><CredentialsPage /></TeamAdminOnly> },
       { path: '/users', element: <AdminOnly><UsersPage /></AdminOnly> },
+      { path: '/teams', element: <AdminOnly><TeamsPage /></AdminOnly> },
       { path: '/audit', element: <AdminOnly><AuditPage /></AdminOnly> },
       { path: '*', element: <NotFound /> },
     ],

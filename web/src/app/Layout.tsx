@@ -1,9 +1,12 @@
 import { NavLink, Outlet } from 'react-router';
 import { useAuth, useIsAdmin } from '../auth/session';
+import { useTeamsToMakeIn } from '../teams/queries';
 
 export function Layout() {
   const { auth, signOut } = useAuth();
   const admin = useIsAdmin();
+  // Team admins manage their teams' credentials.
+  const { mayMake } = useTeamsToMakeIn();
   const user = auth.state === 'signed-in' ? auth.session.user : undefined;
   return (
     <>
@@ -13,8 +16,9 @@ export function Layout() {
         <nav aria-label="Main">
           <NavLink to="/clusters" end>Clusters</NavLink>
           <NavLink to="/clusters/multi">Multi-Cluster</NavLink>
-          {admin && <NavLink to="/credentials">Credentials</NavLink>}
+          {mayMake && <NavLink to="/credentials">Credentials</NavLink>}
           {admin && <NavLink to="/users">Users</NavLink>}
+          {admin && <NavLink to="/teams">Teams</NavLink>}
           {admin && <NavLink to="/audit">Audit log</NavLink>}
         </nav>
         {user && (

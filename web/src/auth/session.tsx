@@ -67,7 +67,7 @@ export function useAuth(): AuthContextValue {
   return v;
 }
 
-/** Whether the signed-in user may take admin actions. */
+/** Whether the signed-in user is a platform admin (every team's admin, users, teams, audit). */
 export function useIsAdmin(): boolean {
   const { auth } = useAuth();
   return auth.state === 'signed-in' && auth.session.user.role === 'platform-admin';

@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import { Link } from 'react-router';
 import type { Cluster } from '../api/client';
+import { clusterPermits } from '../teams/roles';
 import { NodeList } from './NodeList';
 import { HealthBadge, StatusBadge } from './StatusBadge';
 import { isProvisioned, sourceLabel } from './labels';
@@ -8,7 +9,6 @@ import { useCluster, useHealth } from './queries';
 
 type Props = {
   cluster: Cluster;
-  admin: boolean;
   /** Fetch the health badge (a request per card: small lists only). */
   withHealth: boolean;
   canTeardown: boolean;
@@ -28,8 +28,10 @@ function Health({ id }: { id: string }) {
   return q.data?.score !== undefined ? <HealthBadge score={q.data.score} badge={q.data.badge} /> : null;
 }
 
-export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, withHealth, canTeardown, onDisconnect, onTeardown }: Props) {
+export const ClusterCard = memo(function ClusterCard({ cluster: c, withHealth, canTeardown, onDisconnect, onTeardown }: Props) {
   const live = c.badge === 'green';
+  // Disconnect and teardown need admin on the cluster's team.
+  const { lifecycle } = clusterPermits(c.role);
   return (
     <article className="card cluster-card" aria-labelledby={`cluster-${c.id}`} data-testid="cluster-card">
       <header className="card-head">
@@ -41,6 +43,7 @@ export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, withHe
         </div>
       </header>
       <dl className="facts">
+        <div><dt>Team</dt><dd data-testid="cluster-team">{c.team}</dd></div>
         <div><dt>Nodes</dt><dd>{c.ready_node_count}/{c.node_count} ready</dd></div>
         <div><dt>Provider</dt><dd>{c.provider || '—'}</dd></div>
         <div><dt>Region</dt><dd>{c.region || '—'}</dd></div>
@@ -49,11 +52,13 @@ export const ClusterCard = memo(function ClusterCard({ cluster: c, admin, withHe
       </dl>
       {c.message && <p className="message" data-testid="cluster-message">{c.message}</p>}
       {c.source === 'self_registered' && <SelfNodes id={c.id!} />}
-      {admin && (
+      {lifecycle && (
         <footer className="card-actions">
-          <button type="button" onClick={() => onDisconnect(c)}>Disconnect</button>
+          <button type="button" disabled={!c.actions?.disconnect.allowed} title={c.actions?.disconnect.reason}
+            onClick={() => onDisconnect(c)}>Disconnect</button>
           {canTeardown && isProvisioned(c.source) && (
-            <button type="button" className="danger" onClick={() => onTeardown(c)}>Tear down</button>
+            <button type="button" className="danger" disabled={!c.actions?.teardown.allowed} title={c.actions?.teardown.reason}
+              onClick={() => onTeardown(c)}>Tear down</button>
           )}
         </footer>
       )}

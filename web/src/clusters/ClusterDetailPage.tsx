@@ -36,6 +36,8 @@ export function ClusterDetailPage() {
       <section className="panel" aria-labelledby="facts-title">
         <h2 id="facts-title">Details</h2>
         <dl className="facts">
+          <div><dt>Team</dt><dd data-testid="cluster-team">{c.team}</dd></div>
+          <div><dt>Your role</dt><dd>{c.role || '—'}</dd></div>
           <div><dt>Nodes</dt><dd>{c.ready_node_count}/{c.node_count} ready</dd></div>
           <div><dt>Provider</dt><dd>{c.provider || '—'}</dd></div>
           <div><dt>Region</dt><dd>{c.region || '—'}</dd></div>

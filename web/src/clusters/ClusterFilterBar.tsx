@@ -2,12 +2,25 @@ import { phases } from './phases';
 import { sourceLabel, sources } from './labels';
 import type { ClusterFilters } from './queries';
 
-
 /** Narrows the cluster list; the API does the filtering, page by page. */
-export function ClusterFilterBar({ value, onChange }: { value: ClusterFilters; onChange: (f: ClusterFilters) => void }) {
+export function ClusterFilterBar({ value, teams, onChange }: {
+  value: ClusterFilters;
+  /** The teams the caller may see; the team filter is offered when there is more than one. */
+  teams: string[];
+  onChange: (f: ClusterFilters) => void;
+}) {
   const set = (k: keyof ClusterFilters) => (e: { target: { value: string } }) => onChange({ ...value, [k]: e.target.value });
   return (
     <form className="filters" role="search" aria-label="Filter clusters" onSubmit={(e) => e.preventDefault()}>
+      {(teams.length > 1 || value.team) && (
+        <label>Team
+          <select name="team" value={value.team ?? ''} onChange={set('team')}>
+            <option value="">Any</option>
+            {value.team && !teams.includes(value.team) && <option value={value.team}>{value.team}</option>}
+            {teams.map((t) => <option key={t} value={t}>{t}</option>)}
+          </select>
+        </label>
+      )}
       <label>Name starts with
         <input type="search" name="namePrefix" value={value.namePrefix ?? ''} onChange={set('namePrefix')} />
       </label>

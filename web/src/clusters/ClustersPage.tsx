@@ -1,9 +1,10 @@
 import { useCallback, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import type { Cluster } from '../api/client';
 import { useIsAdmin } from '../auth/session';
 import { Pager } from '../ui/Pager';
 import { Empty, ErrorState, Loading } from '../ui/states';
+import { useTeams, useTeamsToMakeIn } from '../teams/queries';
 import { ClusterWizard } from '../wizard/ClusterWizard';
 import { ClusterCard } from './ClusterCard';
 import { ClusterFilterBar, hasFilters } from './ClusterFilterBar';
@@ -22,12 +23,25 @@ function countText(n: number, page: number, more: boolean): string {
 }
 
 export function ClustersPage() {
-  const [filters, setFilters] = useState<ClusterFilters>({});
+  // The team filter is in the address (/clusters?team=payments), so a team's clusters can be linked to.
+  const [params, setParams] = useSearchParams();
+  const team = params.get('team') ?? '';
+  const [rest, setRest] = useState<Omit<ClusterFilters, 'team'>>({});
+  const filters: ClusterFilters = { ...rest, team: team || undefined };
   // The continue token of each page shown so far; the last is this page's.
-  const [cursors, setCursors] = useState<string[]>(['']);
+  // They belong to one team filter: another (the address changed) starts at page 1.
+  const [paging, setPaging] = useState({ team, cursors: [''] });
+  const cursors = paging.team === team ? paging.cursors : [''];
+  const setCursors = (f: (c: string[]) => string[]) => setPaging((p) => ({ team, cursors: f(p.team === team ? p.cursors : ['']) }));
   const q = useClusterPage({ ...filters, continue: cursors[cursors.length - 1] });
-  const onFilters = useCallback((f: ClusterFilters) => { setFilters(f); setCursors(['']); }, []);
+  const onFilters = useCallback(({ team: t, ...f }: ClusterFilters) => {
+    setRest(f);
+    setPaging({ team: t ?? '', cursors: [''] });
+    setParams((p) => { if (t) p.set('team', t); else p.delete('team'); return p; }, { replace: true });
+  }, [setParams]);
   const admin = useIsAdmin();
+  const { mayMake } = useTeamsToMakeIn();
+  const teams = useTeams().data?.items.map((t) => t.name) ?? [];
   const canTeardown = useCanTeardown();
   const [wizard, setWizard] = useState<'' | 'new' | 'host'>('');
   const [disconnecting, setDisconnecting] = useState<Cluster | null>(null);
@@ -38,15 +52,15 @@ export function ClustersPage() {
   let body;
   if (q.isPending) body = <Loading what="clusters" />;
   else if (q.isError) {
-    body = <ErrorState title="The clusters could not be loaded." error={q.error} onRetry={() => { setCursors(['']); q.refetch(); }} />;
+    body = <ErrorState title="The clusters could not be loaded." error={q.error} onRetry={() => { setCursors(() => ['']); q.refetch(); }} />;
   } else {
     const items = q.data.items;
     const filtered = hasFilters(filters);
     const next = q.data.continue;
     body = (
       <>
-        {!q.data.hostRegistered && <GetStarted admin={admin} onManual={() => setWizard('host')} />}
-        {(items.length > 0 || filtered) && <ClusterFilterBar value={filters} onChange={onFilters} />}
+        {!q.data.hostRegistered && <GetStarted admin={admin} mayMake={mayMake} onManual={() => setWizard('host')} />}
+        {(items.length > 0 || filtered) && <ClusterFilterBar value={filters} teams={teams} onChange={onFilters} />}
         {items.length === 0 && filtered && <Empty>No clusters match these filters.</Empty>}
         {items.length === 0 && !filtered && q.data.hostRegistered && <Empty>No clusters yet.</Empty>}
         {items.length > 0 && (
@@ -54,7 +68,7 @@ export function ClustersPage() {
             <p className="muted" aria-live="polite" data-testid="cluster-count">{countText(items.length, cursors.length, Boolean(next))} · refreshes every few seconds</p>
             <div className="cards">
               {items.map((c) => (
-                <ClusterCard key={c.id} cluster={c} admin={admin} canTeardown={canTeardown} withHealth={items.length <= HEALTH_BADGES_UP_TO}
+                <ClusterCard key={c.id} cluster={c} canTeardown={canTeardown} withHealth={items.length <= HEALTH_BADGES_UP_TO}
                   onDisconnect={onDisconnect} onTeardown={onTeardown} />
               ))}
             </div>
@@ -72,7 +86,7 @@ export function ClustersPage() {
         <h1>Clusters</h1>
         <div className="actions">
           <Link to="/clusters/multi">Multi-Cluster View</Link>
-          {admin && <button type="button" className="primary" onClick={() => setWizard('new')}>New Cluster</button>}
+          {mayMake && <button type="button" className="primary" onClick={() => setWizard('new')}>New Cluster</button>}
         </div>
       </div>
       {body}

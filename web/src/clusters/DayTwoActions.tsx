@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { Cluster } from '../api/client';
-import { useIsAdmin } from '../auth/session';
+import { clusterPermits } from '../teams/roles';
 import { TeardownDialog } from './DisconnectDialog';
-import { offersRetry, useDayTwo } from './dayTwo';
+import { useDayTwo } from './dayTwo';
 import { RetryAction } from './RetryAction';
 import { ScaleDialog } from './ScaleDialog';
 import { UpgradeDialog } from './UpgradeDialog';
@@ -12,16 +12,25 @@ type Open = 'scale' | 'upgrade' | 'teardown' | null;
 
 /**
  * Scale, Upgrade and Tear down on the cluster page, where the plugin
- * supports them, and Retry of a Failed provisioned cluster (no capability
- * needed).
+ * supports them and the caller's role on the cluster allows them
+ * (operator: scale, upgrade, retry; admin: tear down), and Retry where the
+ * server's actions allow it. Whether each may be asked now (the phase) is
+ * the server's `actions`, with its reason shown on a disabled button.
  */
 export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
-  const admin = useIsAdmin();
-  const can = useDayTwo(c);
+  const permits = clusterPermits(c.role);
+  const plugin = useDayTwo(c);
+  const can = {
+    scale: permits.dayTwo && plugin.scale,
+    upgrade: permits.dayTwo && plugin.upgrade,
+    destroy: permits.lifecycle && plugin.destroy,
+    upgradeTargets: plugin.upgradeTargets,
+  };
   const navigate = useNavigate();
   const [open, setOpen] = useState<Open>(null);
-  const retry = offersRetry(c);
-  if (!admin || !(can.scale || can.upgrade || can.destroy || retry)) return null;
+  const actions = c.actions;
+  const retry = actions?.retry.allowed ?? false;
+  if (!(can.scale || can.upgrade || can.destroy || retry)) return null;
   const ready = c.status === 'Ready';
   const close = () => setOpen(null);
   return (
@@ -34,7 +43,10 @@ export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
       <div className="card-actions">
         {can.scale && <button type="button" disabled={!ready} onClick={() => setOpen('scale')}>Scale</button>}
         {can.upgrade && <button type="button" disabled={!ready} onClick={() => setOpen('upgrade')}>Upgrade</button>}
-        {can.destroy && <button type="button" className="danger" disabled={c.status === 'TearingDown'} onClick={() => setOpen('teardown')}>Tear down</button>}
+        {can.destroy && (
+          <button type="button" className="danger" disabled={!actions?.teardown.allowed} title={actions?.teardown.reason}
+            onClick={() => setOpen('teardown')}>Tear down</button>
+        )}
       </div>
       {open === 'scale' && <ScaleDialog cluster={c} onClose={close} />}
       {open === 'upgrade' && <UpgradeDialog cluster={c} targets={can.upgradeTargets} onClose={close} />}

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterStatusValues } from '../api/schema';
-import { offersRetry, sameVersion, upgradeTargets } from './dayTwo';
-import { isProvisioned, sources } from './labels';
+import { sameVersion, upgradeTargets } from './dayTwo';
 
 const paths = [
   { from: '1.35', to: ['1.36'] },
@@ -26,17 +24,3 @@ describe('sameVersion', () => {
   });
 });
 
-describe('offersRetry', () => {
-  it('offers Retry for a Failed cluster of every provisioned source', () => {
-    for (const source of sources.filter(isProvisioned)) expect(offersRetry({ status: 'Failed', source })).toBe(true);
-  });
-  it('offers nothing for a self-registered or connected cluster, even Failed', () => {
-    expect(offersRetry({ status: 'Failed', source: 'self_registered' })).toBe(false);
-    expect(offersRetry({ status: 'Failed', source: 'connected_existing' })).toBe(false);
-  });
-  it('offers nothing for a provisioned cluster in any other phase', () => {
-    for (const status of clusterStatusValues.filter((s) => s !== 'Failed')) {
-      expect(offersRetry({ status, source: 'provisioned' })).toBe(false);
-    }
-  });
-});

@@ -17,16 +17,6 @@ export function useDayTwo(c: Cluster) {
   };
 }
 
-/**
- * Whether the cluster page offers Retry: a Failed cluster KubeOpera
- * provisioned. It needs no plugin capability (the controller calls the
- * plugin's Provision again); a failed teardown is also Failed, and the
- * server answers its retry with 409 pointing at the teardown.
- */
-export function offersRetry(c: Pick<Cluster, 'status' | 'source'>): boolean {
-  return c.status === 'Failed' && isProvisioned(c.source);
-}
-
 /** Same version as the server's sdk.SameVersion: "1.36" names every 1.36.x; a leading "v" is ignored. */
 export function sameVersion(want: string, have: string): boolean {
   const w = want.replace(/^v/, '');

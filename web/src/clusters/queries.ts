@@ -8,7 +8,7 @@ export const CLUSTERS_REFRESH_MS = 3000;
 export const CLUSTERS_PAGE_SIZE = 50;
 
 /** What the cluster list can be narrowed to; "" means any. */
-export type ClusterFilters = Pick<ClusterQuery, 'phase' | 'provider' | 'source' | 'namePrefix'>;
+export type ClusterFilters = Pick<ClusterQuery, 'phase' | 'provider' | 'source' | 'namePrefix' | 'team'>;
 
 export const clusterKeys = {
   all: ['clusters'] as const,

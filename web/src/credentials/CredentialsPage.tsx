@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { Credential } from '../api/client';
+import { useTeamsToMakeIn } from '../teams/queries';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { DeleteCredentialDialog } from './DeleteCredentialDialog';
 import { KindForm } from './KindForm';
@@ -18,15 +19,17 @@ function AddCredential() {
   );
 }
 
-function CredentialRow({ c }: { c: Credential }) {
+/** One stored credential; Delete where the caller administers its team. */
+function CredentialRow({ c, mayDelete }: { c: Credential; mayDelete: boolean }) {
   const [asking, setAsking] = useState(false);
   return (
     <tr>
       <td>{c.label}</td>
+      <td>{c.team}</td>
       <td>{c.kind}</td>
       <td><code>…{c.last4}</code></td>
       <td>
-        <button type="button" className="danger" aria-label={`Delete ${c.label}`} onClick={() => setAsking(true)}>Delete</button>
+        {mayDelete && <button type="button" className="danger" aria-label={`Delete ${c.label}`} onClick={() => setAsking(true)}>Delete</button>}
         {asking && <DeleteCredentialDialog c={c} onClose={() => setAsking(false)} />}
       </td>
     </tr>
@@ -35,6 +38,7 @@ function CredentialRow({ c }: { c: Credential }) {
 
 export function CredentialsPage() {
   const q = useCredentials();
+  const { teams } = useTeamsToMakeIn();
   return (
     <>
       <div className="page-head"><h1>Cloud credentials</h1></div>
@@ -47,8 +51,8 @@ export function CredentialsPage() {
             <div className="table-wrap">
               <table className="table">
                 <caption className="sr-only">Stored cloud credentials</caption>
-                <thead><tr><th scope="col">Label</th><th scope="col">Kind</th><th scope="col">Last 4</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
-                <tbody>{q.data.items.map((c) => <CredentialRow key={c.id} c={c} />)}</tbody>
+                <thead><tr><th scope="col">Label</th><th scope="col">Team</th><th scope="col">Kind</th><th scope="col">Last 4</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+                <tbody>{q.data.items.map((c) => <CredentialRow key={c.id} c={c} mayDelete={teams.includes(c.team)} />)}</tbody>
               </table>
             </div>
           )}

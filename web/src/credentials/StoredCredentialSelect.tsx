@@ -3,13 +3,20 @@ import { credentialsFor, helpOf, labelOf } from '../forms/fields';
 import { Field } from '../ui/Field';
 import { useCredentials } from './queries';
 
-type Props = { field: InputField; value: string; error?: string; onChange: (id: string) => void };
+type Props = {
+  field: InputField;
+  value: string;
+  error?: string;
+  onChange: (id: string) => void;
+  /** Only this team's credentials, when set. */
+  team?: string;
+};
 
-/** Picks a stored credential of a kind the field accepts. */
-export function StoredCredentialSelect({ field: f, value, error, onChange }: Props) {
+/** Picks a stored credential of a kind the field accepts (of the team, when one is given). */
+export function StoredCredentialSelect({ field: f, value, error, onChange, team }: Props) {
   const q = useCredentials();
-  const items = credentialsFor(f, q.data?.items ?? []);
-  const empty = q.isPending ? 'Loading credentials…' : items.length ? 'Choose a stored credential' : 'No stored credentials of this kind: add one';
+  const items = credentialsFor(f, q.data?.items ?? [], team);
+  const empty = q.isPending ? 'Loading credentials…' : items.length ? 'Choose a stored credential' : `No stored credentials of this kind${team ? ` in team ${team}` : ''}: add one`;
   return (
     <Field label={labelOf(f)} error={error ?? (q.isError ? q.error.message : undefined)} help={helpOf(f)} description={f.description} required={f.required}>
       {(p) => (

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Credential, InputField, Provider } from '../api/client';
-import { acceptedKinds, boundsOf, controlOf, credentialsFor, defaultsOf, groupsOf, helpOf, kindsOf, labelOf, valuesFor } from './fields';
+import { acceptedKinds, boundsOf, controlOf, credentialsFor, defaultsOf, groupsOf, helpOf, kindsOf, labelOf, valuesFor, withoutCredentials } from './fields';
 
 /** A declared field: the SDK's zero values, then the given ones. */
 const field = (f: Partial<InputField> & { name: string }): InputField => ({ type: 'string', help: '', label: '', order: 0, required: false, secret: false, ...f });
-const cred = (id: string, kind: string): Credential => ({ id, kind, label: id, key_id: '', last4: '1234', created_at: '', created_by: '', updated_at: '' });
+const cred = (id: string, kind: string, team = 'default'): Credential => ({ id, kind, team, label: id, key_id: '', last4: '1234', created_at: '', created_by: '', updated_at: '' });
 const kind = (name: string, displayName = ''): Provider['credentialKinds'][number] => ({ name, displayName, help: '', fields: [] });
 
 describe('labelOf', () => {
@@ -70,6 +70,14 @@ describe('credentials and kinds', () => {
     expect(credentialsFor(field({ name: 'token', type: 'credential', credentialKinds: ['hello_token'] }), creds).map((c) => c.id)).toEqual(['t1']);
     expect(credentialsFor(field({ name: 'c', type: 'credential' }), creds)).toHaveLength(3);
   });
+  it('lists only the given team\'s credentials, every team\'s when none is given', () => {
+    const mixed = [...creds, cred('k2', 'access_key', 'payments')];
+    const key = field({ name: 'c', type: 'credential', credentialKinds: ['access_key'] });
+    expect(credentialsFor(key, mixed, 'payments').map((c) => c.id)).toEqual(['k2']);
+    expect(credentialsFor(key, mixed, 'default').map((c) => c.id)).toEqual(['k1']);
+    expect(credentialsFor(key, mixed).map((c) => c.id)).toEqual(['k1', 'k2']);
+    expect(credentialsFor(field({ name: 'c', type: 'credential' }), mixed, 'nobody')).toEqual([]);
+  });
   it('collects each declared kind once, by display name', () => {
     const aws = [kind('access_key', 'AWS access key'), kind('assume_role', 'AWS role to assume')];
     const ks = kindsOf([{ credentialKinds: aws }, { credentialKinds: [kind('hello_token', 'Hello API token')] }, { credentialKinds: aws }]);
@@ -89,5 +97,12 @@ describe('values', () => {
   it('sends only the declared fields that are filled in', () => {
     const fs = [field({ name: 'roleArn' }), field({ name: 'externalId' })];
     expect(valuesFor(fs, { roleArn: 'arn', externalId: '', accessKeyId: 'AKIA' })).toEqual({ roleArn: 'arn' });
+  });
+});
+
+describe('withoutCredentials', () => {
+  it('empties the credential fields only, when the team changes', () => {
+    const fields = [field({ name: 'cred', type: 'credential' }), field({ name: 'region' })];
+    expect(withoutCredentials(fields, { cred: 'k1', region: 'eu-north-1' })).toEqual({ cred: '', region: 'eu-north-1' });
   });
 });

@@ -65,10 +65,14 @@ export function groupsOf(fields: InputField[]): { group: string; fields: InputFi
   return out;
 }
 
-/** The stored credentials a credential field accepts (all, when it names no kinds). */
-export function credentialsFor(f: Pick<InputField, 'credentialKinds'>, creds: Credential[]): Credential[] {
+/**
+ * The stored credentials a credential field accepts (of any kind, when it
+ * names none), of team when one is given: a team's clusters and
+ * credentials may use only that team's credentials.
+ */
+export function credentialsFor(f: Pick<InputField, 'credentialKinds'>, creds: Credential[], team?: string): Credential[] {
   const kinds = f.credentialKinds ?? [];
-  return kinds.length ? creds.filter((c) => kinds.includes(c.kind)) : creds;
+  return creds.filter((c) => (!kinds.length || kinds.includes(c.kind)) && (!team || c.team === team));
 }
 
 /** Every credential kind the loaded plugins declare, once each (two plugins may share a kind), by display name. */
@@ -82,6 +86,16 @@ export function kindsOf(providers: Pick<Provider, 'credentialKinds'>[]): Credent
 export function acceptedKinds(f: Pick<InputField, 'credentialKinds'>, kinds: CredentialKind[]): CredentialKind[] {
   const want = f.credentialKinds ?? [];
   return want.length ? kinds.filter((k) => want.includes(k.name)) : kinds;
+}
+
+/**
+ * The values with every credential field emptied: what a form keeps when
+ * its team changes, since a credential serves only its own team.
+ */
+export function withoutCredentials(fields: Pick<InputField, 'name' | 'type'>[], values: Record<string, string>): Record<string, string> {
+  const out = { ...values };
+  for (const f of fields) if (f.type === 'credential' && f.name in out) out[f.name] = '';
+  return out;
 }
 
 /** The form's starting values: each field's default. */

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, type UserCreateRequest } from '../api/client';
+import { userCreateRequestRoleValues } from '../api/schema';
 import { Field } from '../ui/Field';
 import { useUserChange } from './queries';
 
@@ -7,7 +8,7 @@ import { useUserChange } from './queries';
 export function AddUser({ onPassword }: { onPassword: (username: string, password: string) => void }) {
   const [username, setUsername] = useState('');
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<UserCreateRequest['role']>('viewer');
+  const [role, setRole] = useState<UserCreateRequest['role']>('member');
   const create = useUserChange((r: UserCreateRequest) => api.createUser(r));
   const fields = create.error instanceof ApiError ? create.error.fieldErrors() : {};
   const submit = (e: FormEvent) => {
@@ -30,11 +31,11 @@ export function AddUser({ onPassword }: { onPassword: (username: string, passwor
       <Field label="Email" required error={fields.email}>
         {(p) => <input {...p} type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />}
       </Field>
-      <Field label="Role" required error={fields.role}>
+      <Field label="Role" required error={fields.role}
+        help="member: only what their teams give (add them to a team on the Teams page); viewer: reads every team; platform-admin: everything">
         {(p) => (
           <select {...p} value={role} onChange={(e) => setRole(e.target.value as UserCreateRequest['role'])}>
-            <option value="viewer">viewer</option>
-            <option value="platform-admin">platform-admin</option>
+            {userCreateRequestRoleValues.map((r) => <option key={r} value={r}>{r}</option>)}
           </select>
         )}
       </Field>

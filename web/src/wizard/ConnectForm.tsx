@@ -2,10 +2,13 @@ import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { api, ApiError } from '../api/client';
 import { Field } from '../ui/Field';
+import { TeamPicker, useChosenTeam } from '../teams/TeamPicker';
 import { emptyPipeline, PipelineFields } from './PipelineFields';
 
 export function ConnectForm({ onDone, offerHost }: { onDone: () => void; offerHost: boolean }) {
   const [name, setName] = useState('');
+  const [picked, setPicked] = useState('');
+  const team = useChosenTeam(picked);
   const [provider, setProvider] = useState('aws');
   const [region, setRegion] = useState('');
   const [kubeconfig, setKubeconfig] = useState('');
@@ -13,7 +16,7 @@ export function ConnectForm({ onDone, offerHost }: { onDone: () => void; offerHo
   // Offered while there is no host cluster: the manual path of Get Started.
   const [isHost, setIsHost] = useState(offerHost);
   const m = useMutation({
-    mutationFn: () => api.connect({ name, provider, region, kubeconfig, isHost: offerHost && isHost, ...pipeline }),
+    mutationFn: () => api.connect({ name, team, provider, region, kubeconfig, isHost: offerHost && isHost, ...pipeline }),
     onSuccess: onDone,
   });
   const errors = m.error instanceof ApiError ? m.error.fieldErrors() : {};
@@ -30,6 +33,7 @@ export function ConnectForm({ onDone, offerHost }: { onDone: () => void; offerHo
       <Field label="Name" error={errors.name} help="Lowercase letters, digits and '-', e.g. prod-eu-1" required>
         {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
       </Field>
+      <TeamPicker value={picked} onChange={setPicked} error={errors.team} what="cluster" />
       <div className="row">
         <Field label="Provider" error={errors.provider} required>
           {(p) => (

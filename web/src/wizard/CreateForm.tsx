@@ -3,9 +3,10 @@ import { useMutation } from '@tanstack/react-query';
 import { useProviders } from '../credentials/queries';
 import { api, ApiError, type Provider } from '../api/client';
 import { Field } from '../ui/Field';
+import { TeamPicker, useChosenTeam } from '../teams/TeamPicker';
 import { ErrorState, Loading } from '../ui/states';
 import { emptyPipeline, PipelineFields } from './PipelineFields';
-import { defaultsOf } from '../forms/fields';
+import { defaultsOf, withoutCredentials } from '../forms/fields';
 import { SchemaForm } from './SchemaForm';
 import { CostEstimate } from './CostEstimate';
 import { useEstimate } from './useEstimate';
@@ -20,10 +21,12 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
   const [chosen, setChosen] = useState<Provider | null>(null);
   const [topology, setTopology] = useState('');
   const [name, setName] = useState('');
+  const [picked, setPicked] = useState('');
+  const team = useChosenTeam(picked);
   const [inputs, setInputs] = useState<Record<string, string>>({});
   const [pipeline, setPipeline] = useState(emptyPipeline);
   const m = useMutation({
-    mutationFn: () => api.provision({ name, provider: chosen?.name ?? '', topology, inputs, ...pipeline }),
+    mutationFn: () => api.provision({ name, team, provider: chosen?.name ?? '', topology, inputs, ...pipeline }),
     onSuccess: onDone,
   });
   const errors = m.error instanceof ApiError ? m.error.fieldErrors() : {};
@@ -70,6 +73,8 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
           <Field label="Name" error={errors.name} help="Lowercase letters, digits and '-', e.g. prod-eu-1" required>
             {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
           </Field>
+          <TeamPicker value={picked} error={errors.team} what="cluster"
+            onChange={(t) => { setPicked(t); setInputs((v) => withoutCredentials(chosen.schema, v)); }} />
           {chosen.topologies.length > 0 && (
             <Field label="Topology" error={errors.topology}>
               {(p) => (
@@ -79,7 +84,7 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
               )}
             </Field>
           )}
-          <SchemaForm fields={chosen.schema} values={inputs} errors={errors} onChange={setInputs} />
+          <SchemaForm team={team} fields={chosen.schema} values={inputs} errors={errors} onChange={setInputs} />
           <CostEstimate {...estimate} />
           <PipelineFields values={pipeline} errors={errors} onChange={setPipeline} />
         </>
