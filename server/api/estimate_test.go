@@ -44,3 +44,18 @@ func TestEstimateComesFromThePlugin(t *testing.T) {
 		t.Errorf("409 = %s; want it to say the plugin gives no estimate", body)
 	}
 }
+
+// Any signed-in member may ask (the estimate names no team and shows only
+// the plugin's price table); from the dashboard's session, as every POST,
+// only with the session's CSRF token.
+func TestEstimateFromASessionNeedsTheCSRFToken(t *testing.T) {
+	e := newSessionEnv(t, SessionOptions{})
+	e.user("pricer", Member)
+	code, cookie, csrf := e.signIn("pricer", "correct-horse-battery")
+	mustStatus(t, "sign in", code, nil, http.StatusCreated)
+	const body = `{"inputs":{"region":"us-east-1"}}`
+	code, resp := e.withSession(http.MethodPost, "/api/v1/providers/aws-eks/estimate", cookie, "", body)
+	mustStatus(t, "estimate without the CSRF token", code, resp, http.StatusForbidden)
+	code, resp = e.withSession(http.MethodPost, "/api/v1/providers/aws-eks/estimate", cookie, csrf, body)
+	mustStatus(t, "estimate by a member with the CSRF token", code, resp, http.StatusOK)
+}
