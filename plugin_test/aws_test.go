@@ -325,8 +325,9 @@ func TestAWSPluginsPassConformanceWithTheirLifecycle(t *testing.T) {
 			}
 			w := newAWSWorld(t, strings.TrimPrefix(name, "aws-"), extra)
 			sdktest.Run(t, sdktest.Config{Binary: built.plugins[name], ValidInputs: awsInputs, Credentials: w.creds,
-				Env: w.env, Timeout: 30 * time.Second, SkipLifecycle: name == "aws-vanilla",
-				SkipDial:         "the offline EKS module names an endpoint in AWS, and these tests dial only loopback",
+				EstimateInputs: map[string]string{"region": "us-east-1"}, // the price table's region
+				Env:            w.env, Timeout: 30 * time.Second, SkipLifecycle: name == "aws-vanilla",
+				SkipDial:       "the offline EKS module names an endpoint in AWS, and these tests dial only loopback",
 				LifecycleTimeout: 2 * time.Minute, PollInterval: 200 * time.Millisecond})
 		})
 	}

@@ -18,8 +18,9 @@ type Supervised struct {
 }
 
 var (
-	_ sdk.Provider = (*Supervised)(nil)
-	_ sdk.Updater  = (*Supervised)(nil)
+	_ sdk.Provider  = (*Supervised)(nil)
+	_ sdk.Updater   = (*Supervised)(nil)
+	_ sdk.Estimator = (*Supervised)(nil)
 )
 
 // Name is the provider's name.
@@ -138,4 +139,18 @@ func deadlineHit(ctx context.Context) bool {
 	}
 	dl, ok := ctx.Deadline()
 	return ok && time.Until(dl) < 50*time.Millisecond
+}
+
+// Estimate implements sdk.Estimator; a plugin built before the call
+// answers Unimplemented.
+func (s *Supervised) Estimate(ctx context.Context, req sdk.EstimateRequest) (e sdk.Estimate, err error) {
+	err = s.call(ctx, "Estimate", func(ctx context.Context, p sdk.Provider) (err error) {
+		est, ok := p.(sdk.Estimator)
+		if !ok {
+			return sdk.Unimplemented("provider %s gives no cost estimate", s.Name())
+		}
+		e, err = est.Estimate(ctx, req)
+		return err
+	})
+	return e, err
 }

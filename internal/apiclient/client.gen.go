@@ -989,6 +989,15 @@ type ConnectRequest struct {
 	Team                    *string `json:"team,omitempty"`
 }
 
+// CostLine defines model for CostLine.
+type CostLine struct {
+	Hourly     float32 `json:"hourly"`
+	Item       string  `json:"item"`
+	Quantity   float32 `json:"quantity"`
+	Unit       string  `json:"unit"`
+	UnitHourly float32 `json:"unitHourly"`
+}
+
 // CreatedUser defines model for CreatedUser.
 type CreatedUser struct {
 	// GeneratedPassword the password to hand to the user: shown only this once
@@ -1046,6 +1055,29 @@ type CredentialUpdate struct {
 	// Label a new label
 	Label                *string                `json:"label,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// Estimate defines model for Estimate.
+type Estimate struct {
+	Currency string `json:"currency"`
+
+	// Excludes what the estimate leaves out
+	Excludes []string   `json:"excludes"`
+	Hourly   float32    `json:"hourly"`
+	Lines    []CostLine `json:"lines"`
+	Monthly  float32    `json:"monthly"`
+
+	// PriceDate the day the plugin's price table was read (YYYY-MM-DD)
+	PriceDate string `json:"priceDate"`
+
+	// Source where the prices come from
+	Source string `json:"source"`
+}
+
+// EstimateRequest defines model for EstimateRequest.
+type EstimateRequest struct {
+	// Inputs the provider's inputs as the provision request would carry them; left-out inputs take their defaults
+	Inputs map[string]string `json:"inputs"`
 }
 
 // FieldProblem defines model for FieldProblem.
@@ -1165,7 +1197,8 @@ type Node struct {
 		Allocatable string `json:"allocatable"`
 		Capacity    string `json:"capacity"`
 	} `json:"cpu"`
-	Memory struct {
+	InstanceType *string `json:"instanceType,omitempty"`
+	Memory       struct {
 		Allocatable string `json:"allocatable"`
 		Capacity    string `json:"capacity"`
 	} `json:"memory"`
@@ -1581,6 +1614,9 @@ type CreateCredentialJSONRequestBody = CredentialRequest
 
 // UpdateCredentialJSONRequestBody defines body for UpdateCredential for application/json ContentType.
 type UpdateCredentialJSONRequestBody = CredentialUpdate
+
+// EstimateCostJSONRequestBody defines body for EstimateCost for application/json ContentType.
+type EstimateCostJSONRequestBody = EstimateRequest
 
 // SignInJSONRequestBody defines body for SignIn for application/json ContentType.
 type SignInJSONRequestBody = SignInRequest
@@ -2142,6 +2178,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 	ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EstimateCostWithBody What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+	//
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+	EstimateCostWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EstimateCost What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+	//
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+	EstimateCost(ctx context.Context, name string, body EstimateCostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SignOut Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
 	//
@@ -3001,6 +3055,44 @@ func (c *Client) GetFederationOverview(ctx context.Context, reqEditors ...Reques
 // Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 func (c *Client) ListProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListProvidersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EstimateCostWithBody What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+//
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+func (c *Client) EstimateCostWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEstimateCostRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EstimateCost What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+//
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+func (c *Client) EstimateCost(ctx context.Context, name string, body EstimateCostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEstimateCostRequest(c.Server, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4770,6 +4862,53 @@ func NewListProvidersRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewEstimateCostRequest calls the generic EstimateCost builder with application/json body
+func NewEstimateCostRequest(server string, name string, body EstimateCostJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEstimateCostRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewEstimateCostRequestWithBody constructs an http.Request for the EstimateCost method, with any body, and a specified content type
+func NewEstimateCostRequestWithBody(server string, name string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/providers/%s/estimate", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSignOutRequest constructs an http.Request for the SignOut method
 func NewSignOutRequest(server string) (*http.Request, error) {
 	var err error
@@ -6093,6 +6232,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/providers (the `ListProviders` operationId).
 	ListProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProvidersResponse, error)
+
+	// EstimateCostWithBodyWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+	//
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+	EstimateCostWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EstimateCostResponse, error)
+
+	// EstimateCostWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+	//
+	// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+	EstimateCostWithResponse(ctx context.Context, name string, body EstimateCostJSONRequestBody, reqEditors ...RequestEditorFn) (*EstimateCostResponse, error)
 
 	// SignOutWithResponse Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
 	//
@@ -8337,6 +8494,103 @@ func (r ListProvidersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListProvidersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type EstimateCostResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Estimate
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EstimateCostResponse) GetJSON200() *Estimate {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r EstimateCostResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r EstimateCostResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EstimateCostResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EstimateCostResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EstimateCostResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10908,6 +11162,36 @@ func (c *ClientWithResponses) ListProvidersWithResponse(ctx context.Context, req
 	return ParseListProvidersResponse(rsp)
 }
 
+// EstimateCostWithBodyWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+//
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+func (c *ClientWithResponses) EstimateCostWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EstimateCostResponse, error) {
+	rsp, err := c.EstimateCostWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEstimateCostResponse(rsp)
+}
+
+// EstimateCostWithResponse What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+//
+// Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/providers/{name}/estimate (the `EstimateCost` operationId).
+func (c *ClientWithResponses) EstimateCostWithResponse(ctx context.Context, name string, body EstimateCostJSONRequestBody, reqEditors ...RequestEditorFn) (*EstimateCostResponse, error) {
+	rsp, err := c.EstimateCost(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEstimateCostResponse(rsp)
+}
+
 // SignOutWithResponse Sign out: revoke the session and clear its cookie; with a bearer token, revoke that token (any role may)
 //
 // Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
@@ -13013,6 +13297,88 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseEstimateCostResponse parses an HTTP response from a EstimateCostWithResponse call
+func ParseEstimateCostResponse(rsp *http.Response) (*EstimateCostResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EstimateCostResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Estimate
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Problem

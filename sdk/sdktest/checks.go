@@ -233,16 +233,25 @@ func (k *kit) undeclaredUnimplemented(t *testing.T) {
 		},
 		sdk.CapScale:   func() error { return k.updateUndeclared(t, sdk.CapScale) },
 		sdk.CapUpgrade: func() error { return k.updateUndeclared(t, sdk.CapUpgrade) },
+		sdk.CapEstimate: func() error {
+			e, ok := k.prov.(sdk.Estimator)
+			if !ok {
+				return sdk.Unimplemented("the client has no Estimate")
+			}
+			_, err := e.Estimate(k.ctx(t), sdk.EstimateRequest{Inputs: k.cfg.ValidInputs})
+			return err
+		},
 	}
 	checked := 0
-	for _, c := range []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy, sdk.CapScale, sdk.CapUpgrade} {
+	for _, c := range []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy, sdk.CapScale, sdk.CapUpgrade,
+		sdk.CapEstimate} {
 		if k.info.Has(c) {
 			continue
 		}
 		checked++
 		err := calls[c]()
-		if (c == sdk.CapScale || c == sdk.CapUpgrade) && errors.Is(err, sdk.ErrUnimplemented) {
-			continue // what a plugin without sdk.Updater answers, SOON or not
+		if (c == sdk.CapScale || c == sdk.CapUpgrade || c == sdk.CapEstimate) && errors.Is(err, sdk.ErrUnimplemented) {
+			continue // what a plugin without sdk.Updater or sdk.Estimator answers, SOON or not
 		}
 		if !errors.Is(err, want) {
 			t.Errorf("undeclared %s answered %v (kind %q), want %s", c, err, sdk.KindOf(err), wantName)

@@ -84,6 +84,10 @@ type Config struct {
 	LifecycleTimeout time.Duration
 	// PollInterval is the wait between Status calls (1s).
 	PollInterval time.Duration
+	// EstimateInputs are the inputs the "estimate" check prices, when
+	// ValidInputs name something your price table lacks (a region, say);
+	// ValidInputs when nil.
+	EstimateInputs map[string]string
 }
 
 // kit is one run of the conformance checks.
@@ -121,6 +125,7 @@ func Run(t *testing.T, cfg Config) {
 	t.Run("CustomRulesNameTheirFields", k.customRules)
 	t.Run("Lifecycle", k.lifecycle)
 	t.Run("NoCredentialsInOutput", k.noSecretsInOutput)
+	t.Run("EstimateSane", k.estimateSane)
 }
 
 func (k *kit) ctx(t *testing.T) context.Context {

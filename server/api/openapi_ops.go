@@ -111,6 +111,7 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/clusters/provision":            {id: "provisionCluster", tag: "clusters", errors: []int{409, 422, 502}},
 	"POST /api/v1/clusters/register-self":        {id: "registerSelf", tag: "clusters", also: []int{200}, errors: []int{409, 502}},
 	"GET /api/v1/providers":                      {id: "listProviders", tag: "providers"},
+	"POST /api/v1/providers/:name/estimate":      {id: "estimateCost", tag: "providers", errors: []int{404, 409}},
 	"GET /api/v1/credentials":                    {id: "listCredentials", tag: "credentials"},
 	"POST /api/v1/credentials":                   {id: "createCredential", tag: "credentials", errors: []int{409}},
 	"GET /api/v1/credentials/:id":                {id: "getCredential", tag: "credentials", errors: []int{404}},

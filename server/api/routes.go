@@ -83,6 +83,8 @@ var routes = []route{
 
 	{http.MethodGet, "/api/v1/providers", Member, "List provider plugins with availability and input schema", 200, "", "ProviderList",
 		(*server).listProviders},
+	{http.MethodPost, "/api/v1/providers/:name/estimate", Member, "What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price", 200, "EstimateRequest", "Estimate",
+		(*server).estimateCost},
 
 	{http.MethodGet, "/api/v1/credentials", Member, "List cloud credentials (label, kind, last 4 characters)", 200, "", "CredentialList",
 		(*server).listCredentials},

@@ -90,6 +90,10 @@ type NodeInfo struct {
 	Conditions []NodeCondition `json:"conditions"`
 	CPU        Resource        `json:"cpu"`
 	Memory     Resource        `json:"memory"`
+	// InstanceType is the machine type the cloud controller labelled the
+	// node with (node.kubernetes.io/instance-type), e.g. t3.medium; empty
+	// without one. The cluster page prices what runs from it.
+	InstanceType string `json:"instanceType,omitempty"`
 }
 
 // NodeCondition is a node condition without its timestamps.
@@ -126,9 +130,10 @@ const rolePrefix = "node-role.kubernetes.io/"
 // Describe turns a Node into its breakdown row.
 func Describe(n corev1.Node) NodeInfo {
 	info := NodeInfo{Name: n.Name, Ready: federation.NodeReady(&n), Roles: []string{}, Version: n.Status.NodeInfo.KubeletVersion,
-		Conditions: []NodeCondition{},
-		CPU:        Resource{Capacity: n.Status.Capacity.Cpu().String(), Allocatable: n.Status.Allocatable.Cpu().String()},
-		Memory:     Resource{Capacity: n.Status.Capacity.Memory().String(), Allocatable: n.Status.Allocatable.Memory().String()}}
+		Conditions:   []NodeCondition{},
+		CPU:          Resource{Capacity: n.Status.Capacity.Cpu().String(), Allocatable: n.Status.Allocatable.Cpu().String()},
+		Memory:       Resource{Capacity: n.Status.Capacity.Memory().String(), Allocatable: n.Status.Allocatable.Memory().String()},
+		InstanceType: n.Labels[corev1.LabelInstanceTypeStable]}
 	for k := range n.Labels {
 		if role, ok := strings.CutPrefix(k, rolePrefix); ok && role != "" {
 			info.Roles = append(info.Roles, role)

@@ -34,3 +34,15 @@ func TestPlacement(t *testing.T) {
 		})
 	}
 }
+
+// A node's row carries the instance type the cloud controller labelled it
+// with, so the cluster page can price what runs; none without the label.
+func TestDescribeGivesTheInstanceType(t *testing.T) {
+	labelled := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{corev1.LabelInstanceTypeStable: "t3.large"}}}
+	if got := Describe(labelled).InstanceType; got != "t3.large" {
+		t.Errorf("instance type = %q, want t3.large from %s", got, corev1.LabelInstanceTypeStable)
+	}
+	if got := Describe(corev1.Node{}).InstanceType; got != "" {
+		t.Errorf("instance type of an unlabelled node = %q, want none", got)
+	}
+}

@@ -66,7 +66,8 @@ func (p *Provider) GetInfo(context.Context) (sdk.Info, error) {
 // needs one control plane at a time with etcd checked in between and the
 // workers drained and replaced, which a re-apply cannot do; docs/aws.md).
 func (p *Provider) capabilities() []sdk.Capability {
-	caps := []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy, sdk.CapScale}
+	caps := []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy, sdk.CapScale,
+		sdk.CapEstimate}
 	if !p.opts.ControlPlane {
 		caps = append(caps, sdk.CapUpgrade)
 	}

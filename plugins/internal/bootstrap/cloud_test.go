@@ -89,7 +89,7 @@ func TestMemberZeroInstallsTheCloudControllerAndTheEBSDriver(t *testing.T) {
 
 	ebs := read(t, filepath.Join(work, "ebs-csi-driver/kustomization.yaml"))
 	for _, line := range []string{
-		"- https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable?ref=" + upstream.EBSCSIDriver.Version,
+		"- " + upstream.EBSCSIDriver.Source + "?ref=" + upstream.EBSCSIDriver.Version,
 		"    - op: add\n      path: /spec/template/spec/hostNetwork\n      value: true",
 		"      path: /spec/template/spec/nodeSelector/node-role.kubernetes.io~1control-plane",
 		"        type: Recreate",

@@ -55,17 +55,17 @@ var (
 // byte for byte (the node checks FlannelManifestSHA256). Its images are on
 // ghcr.io, where flannel publishes from v0.26.4 on.
 var (
-	Flannel = Pin{Checked: Checked, Part: "flannel manifest", Version: "v0.28.10",
-		Source: "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.10/Documentation/kube-flannel.yml",
-		Proof:  "TestFlannelManifestIsUpstreams (Documentation/kube-flannel.yml of github.com/flannel-io/flannel@v0.28.10)"}
-	FlannelImage = Pin{Checked: Checked, Part: "flannel image", Version: "ghcr.io/flannel-io/flannel:v0.28.10",
+	Flannel = Pin{Checked: Checked, Part: "flannel manifest", Version: "v0.28.11",
+		Source: "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.11/Documentation/kube-flannel.yml",
+		Proof:  "TestFlannelManifestIsUpstreams (Documentation/kube-flannel.yml of github.com/flannel-io/flannel@v0.28.11)"}
+	FlannelImage = Pin{Checked: Checked, Part: "flannel image", Version: "ghcr.io/flannel-io/flannel:v0.28.11",
 		Source: "ghcr.io", Proof: Flannel.Proof}
-	FlannelCNIPluginImage = Pin{Checked: Checked, Part: "flannel CNI plugin image", Version: "ghcr.io/flannel-io/flannel-cni-plugin:v1.9.1-flannel3",
+	FlannelCNIPluginImage = Pin{Checked: Checked, Part: "flannel CNI plugin image", Version: "ghcr.io/flannel-io/flannel-cni-plugin:v1.10.0-flannel1",
 		Source: "ghcr.io", Proof: Flannel.Proof}
 )
 
 // FlannelManifestSHA256 is the sha256 of Flannel.Source.
-const FlannelManifestSHA256 = "944a3c1f925f117727a1b7272a323c80965da642498397ec7e6ea9bef0f9e6c5"
+const FlannelManifestSHA256 = "ce933683a1bcb3c128f6530ab35a4938e997dbbedb79aca962add63189330fb3"
 
 // FlannelPodCIDR is the pod network of the flannel manifest (net-conf.json);
 // kubeadm init is given the same.
@@ -92,7 +92,7 @@ func CloudController(minor string) (Pin, error) {
 		return Pin{}, fmt.Errorf("no cloud-provider-aws release is pinned for Kubernetes %s", minor)
 	}
 	return Pin{Checked: Checked, Part: "cloud-provider-aws (Kubernetes " + minor + ")", Version: v,
-		Source: "https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=" + v,
+		Source: "https://github.com/kubernetes/cloud-provider-aws//examples/existing-cluster/base?ref=" + v,
 		Proof:  "TestCloudControllerIsUpstreamsBase (examples/existing-cluster/base of k8s.io/cloud-provider-aws@" + v + ")"}, nil
 }
 
@@ -113,7 +113,7 @@ func CloudControllerMinors() []string {
 // refuses the driver's module, so the tests carry the rules we rely on
 // over from its source at this tag, each naming the file.
 var EBSCSIDriver = Pin{Checked: Checked, Part: "aws-ebs-csi-driver", Version: "v1.64.0",
-	Source: "https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable",
+	Source: "https://github.com/kubernetes-sigs/aws-ebs-csi-driver//deploy/kubernetes/overlays/stable",
 	Proof:  "TestEBSDriverOptionsPassTheDriversOwnValidation (rules read from pkg/driver at this tag; the proxy refuses the module); that the overlay applies only on a real AWS run"}
 
 // EBSCSIAddon is the EKS add-on of EBSCSIDriver the eks module pins

@@ -169,3 +169,24 @@ func TestEveryRowIsComplete(t *testing.T) {
 		}
 	}
 }
+
+// The kustomize bases the nodes fetch are written in kustomize's documented
+// remote form (examples/remoteBuild.md): the repository's clone URL, then
+// // where the repository ends and the directory starts, then the ref.
+// Without the //, kustomize guesses where a github.com repository ends.
+func TestKustomizeBasesAreInTheDocumentedRemoteForm(t *testing.T) {
+	form := regexp.MustCompile(`^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+//[A-Za-z0-9_./-]+[^/](\?ref=v[0-9.]+)?$`)
+	sources := []string{upstream.EBSCSIDriver.Source}
+	for _, minor := range upstream.CloudControllerMinors() {
+		p, err := upstream.CloudController(minor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, p.Source)
+	}
+	for _, s := range sources {
+		if !form.MatchString(s) {
+			t.Errorf("kustomize base %q is not https://github.com/OWNER/REPO//DIR?ref=TAG", s)
+		}
+	}
+}

@@ -1346,6 +1346,213 @@ func (x *UpdateRequest) GetCurrentInputs() map[string]string {
 	return nil
 }
 
+type EstimateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Inputs        map[string]string      `protobuf:"bytes,1,rep,name=inputs,proto3" json:"inputs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EstimateRequest) Reset() {
+	*x = EstimateRequest{}
+	mi := &file_provider_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EstimateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EstimateRequest) ProtoMessage() {}
+
+func (x *EstimateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_provider_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EstimateRequest.ProtoReflect.Descriptor instead.
+func (*EstimateRequest) Descriptor() ([]byte, []int) {
+	return file_provider_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *EstimateRequest) GetInputs() map[string]string {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+// One priced part of a cluster: quantity units at unit_hourly each.
+type CostLine struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Item          string                 `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	Unit          string                 `protobuf:"bytes,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	Quantity      float64                `protobuf:"fixed64,3,opt,name=quantity,proto3" json:"quantity,omitempty"`
+	UnitHourly    float64                `protobuf:"fixed64,4,opt,name=unit_hourly,json=unitHourly,proto3" json:"unit_hourly,omitempty"`
+	Hourly        float64                `protobuf:"fixed64,5,opt,name=hourly,proto3" json:"hourly,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CostLine) Reset() {
+	*x = CostLine{}
+	mi := &file_provider_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CostLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CostLine) ProtoMessage() {}
+
+func (x *CostLine) ProtoReflect() protoreflect.Message {
+	mi := &file_provider_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CostLine.ProtoReflect.Descriptor instead.
+func (*CostLine) Descriptor() ([]byte, []int) {
+	return file_provider_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CostLine) GetItem() string {
+	if x != nil {
+		return x.Item
+	}
+	return ""
+}
+
+func (x *CostLine) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
+func (x *CostLine) GetQuantity() float64 {
+	if x != nil {
+		return x.Quantity
+	}
+	return 0
+}
+
+func (x *CostLine) GetUnitHourly() float64 {
+	if x != nil {
+		return x.UnitHourly
+	}
+	return 0
+}
+
+func (x *CostLine) GetHourly() float64 {
+	if x != nil {
+		return x.Hourly
+	}
+	return 0
+}
+
+type EstimateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ISO 4217, e.g. "USD".
+	Currency string      `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	Lines    []*CostLine `protobuf:"bytes,2,rep,name=lines,proto3" json:"lines,omitempty"`
+	Hourly   float64     `protobuf:"fixed64,3,opt,name=hourly,proto3" json:"hourly,omitempty"`
+	// The day the price table was read (YYYY-MM-DD) and where from.
+	PriceDate     string   `protobuf:"bytes,4,opt,name=price_date,json=priceDate,proto3" json:"price_date,omitempty"`
+	Source        string   `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
+	Excludes      []string `protobuf:"bytes,6,rep,name=excludes,proto3" json:"excludes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EstimateResponse) Reset() {
+	*x = EstimateResponse{}
+	mi := &file_provider_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EstimateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EstimateResponse) ProtoMessage() {}
+
+func (x *EstimateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_provider_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EstimateResponse.ProtoReflect.Descriptor instead.
+func (*EstimateResponse) Descriptor() ([]byte, []int) {
+	return file_provider_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *EstimateResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *EstimateResponse) GetLines() []*CostLine {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+func (x *EstimateResponse) GetHourly() float64 {
+	if x != nil {
+		return x.Hourly
+	}
+	return 0
+}
+
+func (x *EstimateResponse) GetPriceDate() string {
+	if x != nil {
+		return x.PriceDate
+	}
+	return ""
+}
+
+func (x *EstimateResponse) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *EstimateResponse) GetExcludes() []string {
+	if x != nil {
+		return x.Excludes
+	}
+	return nil
+}
+
 var File_provider_proto protoreflect.FileDescriptor
 
 const file_provider_proto_rawDesc = "" +
@@ -1484,7 +1691,27 @@ const file_provider_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a@\n" +
 	"\x12CurrentInputsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*_\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x98\x01\n" +
+	"\x0fEstimateRequest\x12J\n" +
+	"\x06inputs\x18\x01 \x03(\v22.kubeopera.provider.v1.EstimateRequest.InputsEntryR\x06inputs\x1a9\n" +
+	"\vInputsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x87\x01\n" +
+	"\bCostLine\x12\x12\n" +
+	"\x04item\x18\x01 \x01(\tR\x04item\x12\x12\n" +
+	"\x04unit\x18\x02 \x01(\tR\x04unit\x12\x1a\n" +
+	"\bquantity\x18\x03 \x01(\x01R\bquantity\x12\x1f\n" +
+	"\vunit_hourly\x18\x04 \x01(\x01R\n" +
+	"unitHourly\x12\x16\n" +
+	"\x06hourly\x18\x05 \x01(\x01R\x06hourly\"\xd0\x01\n" +
+	"\x10EstimateResponse\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x125\n" +
+	"\x05lines\x18\x02 \x03(\v2\x1f.kubeopera.provider.v1.CostLineR\x05lines\x12\x16\n" +
+	"\x06hourly\x18\x03 \x01(\x01R\x06hourly\x12\x1d\n" +
+	"\n" +
+	"price_date\x18\x04 \x01(\tR\tpriceDate\x12\x16\n" +
+	"\x06source\x18\x05 \x01(\tR\x06source\x12\x1a\n" +
+	"\bexcludes\x18\x06 \x03(\tR\bexcludes*_\n" +
 	"\fAvailability\x12\x1c\n" +
 	"\x18AVAILABILITY_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16AVAILABILITY_AVAILABLE\x10\x01\x12\x15\n" +
@@ -1506,7 +1733,7 @@ const file_provider_proto_rawDesc = "" +
 	"\x17ERROR_CLASS_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ERROR_CLASS_USER_FIXABLE\x10\x01\x12\x19\n" +
 	"\x15ERROR_CLASS_RETRYABLE\x10\x02\x12\x18\n" +
-	"\x14ERROR_CLASS_TERMINAL\x10\x032\xef\x04\n" +
+	"\x14ERROR_CLASS_TERMINAL\x10\x032\xcc\x05\n" +
 	"\bProvider\x12M\n" +
 	"\aGetInfo\x12%.kubeopera.provider.v1.GetInfoRequest\x1a\x1b.kubeopera.provider.v1.Info\x12[\n" +
 	"\bValidate\x12&.kubeopera.provider.v1.ValidateRequest\x1a'.kubeopera.provider.v1.ValidateResponse\x12V\n" +
@@ -1515,7 +1742,8 @@ const file_provider_proto_rawDesc = "" +
 	"\n" +
 	"Kubeconfig\x12(.kubeopera.provider.v1.KubeconfigRequest\x1a).kubeopera.provider.v1.KubeconfigResponse\x12R\n" +
 	"\aDestroy\x12%.kubeopera.provider.v1.DestroyRequest\x1a .kubeopera.provider.v1.Operation\x12P\n" +
-	"\x06Update\x12$.kubeopera.provider.v1.UpdateRequest\x1a .kubeopera.provider.v1.OperationB=Z;github.com/ochestra-tech/kubeopera/sdk/internal/proto;protob\x06proto3"
+	"\x06Update\x12$.kubeopera.provider.v1.UpdateRequest\x1a .kubeopera.provider.v1.Operation\x12[\n" +
+	"\bEstimate\x12&.kubeopera.provider.v1.EstimateRequest\x1a'.kubeopera.provider.v1.EstimateResponseB=Z;github.com/ochestra-tech/kubeopera/sdk/internal/proto;protob\x06proto3"
 
 var (
 	file_provider_proto_rawDescOnce sync.Once
@@ -1530,7 +1758,7 @@ func file_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_provider_proto_goTypes = []any{
 	(Availability)(0),          // 0: kubeopera.provider.v1.Availability
 	(FieldType)(0),             // 1: kubeopera.provider.v1.FieldType
@@ -1551,17 +1779,21 @@ var file_provider_proto_goTypes = []any{
 	(*KubeconfigResponse)(nil), // 16: kubeopera.provider.v1.KubeconfigResponse
 	(*DestroyRequest)(nil),     // 17: kubeopera.provider.v1.DestroyRequest
 	(*UpdateRequest)(nil),      // 18: kubeopera.provider.v1.UpdateRequest
-	nil,                        // 19: kubeopera.provider.v1.ValidateRequest.InputsEntry
-	nil,                        // 20: kubeopera.provider.v1.ValidateRequest.CredentialsEntry
-	nil,                        // 21: kubeopera.provider.v1.ProvisionRequest.InputsEntry
-	nil,                        // 22: kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
-	nil,                        // 23: kubeopera.provider.v1.StatusRequest.CredentialsEntry
-	nil,                        // 24: kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
-	nil,                        // 25: kubeopera.provider.v1.DestroyRequest.InputsEntry
-	nil,                        // 26: kubeopera.provider.v1.DestroyRequest.CredentialsEntry
-	nil,                        // 27: kubeopera.provider.v1.UpdateRequest.InputsEntry
-	nil,                        // 28: kubeopera.provider.v1.UpdateRequest.CredentialsEntry
-	nil,                        // 29: kubeopera.provider.v1.UpdateRequest.CurrentInputsEntry
+	(*EstimateRequest)(nil),    // 19: kubeopera.provider.v1.EstimateRequest
+	(*CostLine)(nil),           // 20: kubeopera.provider.v1.CostLine
+	(*EstimateResponse)(nil),   // 21: kubeopera.provider.v1.EstimateResponse
+	nil,                        // 22: kubeopera.provider.v1.ValidateRequest.InputsEntry
+	nil,                        // 23: kubeopera.provider.v1.ValidateRequest.CredentialsEntry
+	nil,                        // 24: kubeopera.provider.v1.ProvisionRequest.InputsEntry
+	nil,                        // 25: kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
+	nil,                        // 26: kubeopera.provider.v1.StatusRequest.CredentialsEntry
+	nil,                        // 27: kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
+	nil,                        // 28: kubeopera.provider.v1.DestroyRequest.InputsEntry
+	nil,                        // 29: kubeopera.provider.v1.DestroyRequest.CredentialsEntry
+	nil,                        // 30: kubeopera.provider.v1.UpdateRequest.InputsEntry
+	nil,                        // 31: kubeopera.provider.v1.UpdateRequest.CredentialsEntry
+	nil,                        // 32: kubeopera.provider.v1.UpdateRequest.CurrentInputsEntry
+	nil,                        // 33: kubeopera.provider.v1.EstimateRequest.InputsEntry
 }
 var file_provider_proto_depIdxs = []int32{
 	1,  // 0: kubeopera.provider.v1.InputField.type:type_name -> kubeopera.provider.v1.FieldType
@@ -1570,38 +1802,42 @@ var file_provider_proto_depIdxs = []int32{
 	5,  // 3: kubeopera.provider.v1.Info.schema:type_name -> kubeopera.provider.v1.InputField
 	6,  // 4: kubeopera.provider.v1.Info.credential_kinds:type_name -> kubeopera.provider.v1.CredentialKind
 	8,  // 5: kubeopera.provider.v1.Info.upgrades:type_name -> kubeopera.provider.v1.Upgrade
-	19, // 6: kubeopera.provider.v1.ValidateRequest.inputs:type_name -> kubeopera.provider.v1.ValidateRequest.InputsEntry
-	20, // 7: kubeopera.provider.v1.ValidateRequest.credentials:type_name -> kubeopera.provider.v1.ValidateRequest.CredentialsEntry
-	21, // 8: kubeopera.provider.v1.ProvisionRequest.inputs:type_name -> kubeopera.provider.v1.ProvisionRequest.InputsEntry
-	22, // 9: kubeopera.provider.v1.ProvisionRequest.credentials:type_name -> kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
-	23, // 10: kubeopera.provider.v1.StatusRequest.credentials:type_name -> kubeopera.provider.v1.StatusRequest.CredentialsEntry
+	22, // 6: kubeopera.provider.v1.ValidateRequest.inputs:type_name -> kubeopera.provider.v1.ValidateRequest.InputsEntry
+	23, // 7: kubeopera.provider.v1.ValidateRequest.credentials:type_name -> kubeopera.provider.v1.ValidateRequest.CredentialsEntry
+	24, // 8: kubeopera.provider.v1.ProvisionRequest.inputs:type_name -> kubeopera.provider.v1.ProvisionRequest.InputsEntry
+	25, // 9: kubeopera.provider.v1.ProvisionRequest.credentials:type_name -> kubeopera.provider.v1.ProvisionRequest.CredentialsEntry
+	26, // 10: kubeopera.provider.v1.StatusRequest.credentials:type_name -> kubeopera.provider.v1.StatusRequest.CredentialsEntry
 	2,  // 11: kubeopera.provider.v1.OperationStatus.state:type_name -> kubeopera.provider.v1.State
 	3,  // 12: kubeopera.provider.v1.OperationStatus.error_class:type_name -> kubeopera.provider.v1.ErrorClass
-	24, // 13: kubeopera.provider.v1.KubeconfigRequest.credentials:type_name -> kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
-	25, // 14: kubeopera.provider.v1.DestroyRequest.inputs:type_name -> kubeopera.provider.v1.DestroyRequest.InputsEntry
-	26, // 15: kubeopera.provider.v1.DestroyRequest.credentials:type_name -> kubeopera.provider.v1.DestroyRequest.CredentialsEntry
-	27, // 16: kubeopera.provider.v1.UpdateRequest.inputs:type_name -> kubeopera.provider.v1.UpdateRequest.InputsEntry
-	28, // 17: kubeopera.provider.v1.UpdateRequest.credentials:type_name -> kubeopera.provider.v1.UpdateRequest.CredentialsEntry
-	29, // 18: kubeopera.provider.v1.UpdateRequest.current_inputs:type_name -> kubeopera.provider.v1.UpdateRequest.CurrentInputsEntry
-	4,  // 19: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
-	9,  // 20: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
-	11, // 21: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
-	13, // 22: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
-	15, // 23: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
-	17, // 24: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
-	18, // 25: kubeopera.provider.v1.Provider.Update:input_type -> kubeopera.provider.v1.UpdateRequest
-	7,  // 26: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
-	10, // 27: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
-	12, // 28: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
-	14, // 29: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
-	16, // 30: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
-	12, // 31: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
-	12, // 32: kubeopera.provider.v1.Provider.Update:output_type -> kubeopera.provider.v1.Operation
-	26, // [26:33] is the sub-list for method output_type
-	19, // [19:26] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	27, // 13: kubeopera.provider.v1.KubeconfigRequest.credentials:type_name -> kubeopera.provider.v1.KubeconfigRequest.CredentialsEntry
+	28, // 14: kubeopera.provider.v1.DestroyRequest.inputs:type_name -> kubeopera.provider.v1.DestroyRequest.InputsEntry
+	29, // 15: kubeopera.provider.v1.DestroyRequest.credentials:type_name -> kubeopera.provider.v1.DestroyRequest.CredentialsEntry
+	30, // 16: kubeopera.provider.v1.UpdateRequest.inputs:type_name -> kubeopera.provider.v1.UpdateRequest.InputsEntry
+	31, // 17: kubeopera.provider.v1.UpdateRequest.credentials:type_name -> kubeopera.provider.v1.UpdateRequest.CredentialsEntry
+	32, // 18: kubeopera.provider.v1.UpdateRequest.current_inputs:type_name -> kubeopera.provider.v1.UpdateRequest.CurrentInputsEntry
+	33, // 19: kubeopera.provider.v1.EstimateRequest.inputs:type_name -> kubeopera.provider.v1.EstimateRequest.InputsEntry
+	20, // 20: kubeopera.provider.v1.EstimateResponse.lines:type_name -> kubeopera.provider.v1.CostLine
+	4,  // 21: kubeopera.provider.v1.Provider.GetInfo:input_type -> kubeopera.provider.v1.GetInfoRequest
+	9,  // 22: kubeopera.provider.v1.Provider.Validate:input_type -> kubeopera.provider.v1.ValidateRequest
+	11, // 23: kubeopera.provider.v1.Provider.Provision:input_type -> kubeopera.provider.v1.ProvisionRequest
+	13, // 24: kubeopera.provider.v1.Provider.Status:input_type -> kubeopera.provider.v1.StatusRequest
+	15, // 25: kubeopera.provider.v1.Provider.Kubeconfig:input_type -> kubeopera.provider.v1.KubeconfigRequest
+	17, // 26: kubeopera.provider.v1.Provider.Destroy:input_type -> kubeopera.provider.v1.DestroyRequest
+	18, // 27: kubeopera.provider.v1.Provider.Update:input_type -> kubeopera.provider.v1.UpdateRequest
+	19, // 28: kubeopera.provider.v1.Provider.Estimate:input_type -> kubeopera.provider.v1.EstimateRequest
+	7,  // 29: kubeopera.provider.v1.Provider.GetInfo:output_type -> kubeopera.provider.v1.Info
+	10, // 30: kubeopera.provider.v1.Provider.Validate:output_type -> kubeopera.provider.v1.ValidateResponse
+	12, // 31: kubeopera.provider.v1.Provider.Provision:output_type -> kubeopera.provider.v1.Operation
+	14, // 32: kubeopera.provider.v1.Provider.Status:output_type -> kubeopera.provider.v1.OperationStatus
+	16, // 33: kubeopera.provider.v1.Provider.Kubeconfig:output_type -> kubeopera.provider.v1.KubeconfigResponse
+	12, // 34: kubeopera.provider.v1.Provider.Destroy:output_type -> kubeopera.provider.v1.Operation
+	12, // 35: kubeopera.provider.v1.Provider.Update:output_type -> kubeopera.provider.v1.Operation
+	21, // 36: kubeopera.provider.v1.Provider.Estimate:output_type -> kubeopera.provider.v1.EstimateResponse
+	29, // [29:37] is the sub-list for method output_type
+	21, // [21:29] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_provider_proto_init() }
@@ -1616,7 +1852,7 @@ func file_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_provider_proto_rawDesc), len(file_provider_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   26,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,6 +32,7 @@ const (
 	Provider_Kubeconfig_FullMethodName = "/kubeopera.provider.v1.Provider/Kubeconfig"
 	Provider_Destroy_FullMethodName    = "/kubeopera.provider.v1.Provider/Destroy"
 	Provider_Update_FullMethodName     = "/kubeopera.provider.v1.Provider/Update"
+	Provider_Estimate_FullMethodName   = "/kubeopera.provider.v1.Provider/Estimate"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -48,6 +49,10 @@ type ProviderClient interface {
 	// (capabilities "scale" and "upgrade"). Added within v1: a plugin built
 	// before it answers UNIMPLEMENTED.
 	Update(ctx context.Context, in *UpdateRequest, opts ...grpc.CallOption) (*Operation, error)
+	// Estimate says what a cluster of these inputs would cost by the hour,
+	// before it is created (capability "estimate"). Added within v1: a
+	// plugin built before it answers UNIMPLEMENTED.
+	Estimate(ctx context.Context, in *EstimateRequest, opts ...grpc.CallOption) (*EstimateResponse, error)
 }
 
 type providerClient struct {
@@ -128,6 +133,16 @@ func (c *providerClient) Update(ctx context.Context, in *UpdateRequest, opts ...
 	return out, nil
 }
 
+func (c *providerClient) Estimate(ctx context.Context, in *EstimateRequest, opts ...grpc.CallOption) (*EstimateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EstimateResponse)
+	err := c.cc.Invoke(ctx, Provider_Estimate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -142,6 +157,10 @@ type ProviderServer interface {
 	// (capabilities "scale" and "upgrade"). Added within v1: a plugin built
 	// before it answers UNIMPLEMENTED.
 	Update(context.Context, *UpdateRequest) (*Operation, error)
+	// Estimate says what a cluster of these inputs would cost by the hour,
+	// before it is created (capability "estimate"). Added within v1: a
+	// plugin built before it answers UNIMPLEMENTED.
+	Estimate(context.Context, *EstimateRequest) (*EstimateResponse, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -172,6 +191,9 @@ func (UnimplementedProviderServer) Destroy(context.Context, *DestroyRequest) (*O
 }
 func (UnimplementedProviderServer) Update(context.Context, *UpdateRequest) (*Operation, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedProviderServer) Estimate(context.Context, *EstimateRequest) (*EstimateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Estimate not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -320,6 +342,24 @@ func _Provider_Update_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Provider_Estimate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EstimateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Estimate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Estimate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Estimate(ctx, req.(*EstimateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -354,6 +394,10 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Update",
 			Handler:    _Provider_Update_Handler,
+		},
+		{
+			MethodName: "Estimate",
+			Handler:    _Provider_Estimate_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -29,6 +29,7 @@ export type CreatedUser = S['CreatedUser'];
 export type AccessEnded = S['AccessEnded'];
 export type AuditEvent = S['AuditEvent'];
 export type AuditPage = S['AuditPage'];
+export type Estimate = S['Estimate'];
 export type TeamSummary = S['TeamSummary'];
 export type Team = S['Team'];
 export type Member = S['Member'];
@@ -127,6 +128,8 @@ export const api = {
   retry: (id: string) => request<LifecycleResponse>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/retry`),
   overview: () => request<Overview>('GET', '/api/v1/federation/overview'),
   providers: () => request<S['ProviderList']>('GET', '/api/v1/providers'),
+  estimate: (provider: string, inputs: Record<string, string>) =>
+    request<Estimate>('POST', `/api/v1/providers/${encodeURIComponent(provider)}/estimate`, { inputs }),
   credentials: () => request<S['CredentialList']>('GET', '/api/v1/credentials'),
   addCredential: (r: CredentialRequest) => request<Credential>('POST', '/api/v1/credentials', r),
   deleteCredential: (id: string) => request<void>('DELETE', `/api/v1/credentials/${encodeURIComponent(id)}`),

@@ -404,6 +404,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/providers/{name}/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a cluster of these inputs would cost by the hour, from the plugin's own price table, before anything is created: 409 when the plugin gives no estimate, 400 naming an input its table cannot price
+         * @description Needs the member role, by a bearer token, or the session cookie with the X-CSRF-Token header.
+         */
+        post: operations["estimateCost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/session": {
         parameters: {
             query?: never;
@@ -1100,6 +1120,13 @@ export interface components {
             registryPullSecretRef?: string;
             team?: string;
         };
+        CostLine: {
+            hourly: number;
+            item: string;
+            quantity: number;
+            unit: string;
+            unitHourly: number;
+        };
         CreatedUser: {
             /** @description the password to hand to the user: shown only this once */
             generatedPassword?: string;
@@ -1151,6 +1178,24 @@ export interface components {
             label?: string;
         } & {
             [key: string]: unknown;
+        };
+        Estimate: {
+            currency: string;
+            /** @description what the estimate leaves out */
+            excludes: string[];
+            hourly: number;
+            lines: components["schemas"]["CostLine"][];
+            monthly: number;
+            /** @description the day the plugin's price table was read (YYYY-MM-DD) */
+            priceDate: string;
+            /** @description where the prices come from */
+            source: string;
+        };
+        EstimateRequest: {
+            /** @description the provider's inputs as the provision request would carry them; left-out inputs take their defaults */
+            inputs: {
+                [key: string]: string;
+            };
         };
         FieldProblem: {
             field: string;
@@ -1243,6 +1288,7 @@ export interface components {
                 allocatable: string;
                 capacity: string;
             };
+            instanceType?: string;
             memory: {
                 allocatable: string;
                 capacity: string;
@@ -3274,6 +3320,105 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    estimateCost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the provider */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

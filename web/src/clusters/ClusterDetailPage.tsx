@@ -9,6 +9,7 @@ import { useCluster, useHealth } from './queries';
 import { ConditionList } from './ConditionList';
 import { EventList } from './EventList';
 import { NodeTable } from './NodeTable';
+import { RunningCost } from './RunningCost';
 import { watchCommands } from './watchCommands';
 import { DownloadKubeconfig } from './DownloadKubeconfig';
 
@@ -51,6 +52,7 @@ export function ClusterDetailPage() {
         <h2 id="nodes-title">Nodes</h2>
         {c.nodesError && <p className="muted">{c.nodesError}</p>}
         {c.nodes?.length ? <NodeTable nodes={c.nodes} /> : !c.nodesError && <p className="muted">The cluster reports no nodes.</p>}
+        <RunningCost cluster={c} />
       </section>
       {c.source !== 'self_registered' && (
         <>

@@ -8,6 +8,8 @@ import { ErrorState, Loading } from '../ui/states';
 import { emptyPipeline, PipelineFields } from './PipelineFields';
 import { defaultsOf, withoutCredentials } from '../forms/fields';
 import { SchemaForm } from './SchemaForm';
+import { CostEstimate } from './CostEstimate';
+import { useEstimate } from './useEstimate';
 
 const topologyLabels: Record<string, string> = {
   vanilla_kubeadm: 'Vanilla Kubernetes (self-managed kubeadm)',
@@ -28,6 +30,7 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
     onSuccess: onDone,
   });
   const errors = m.error instanceof ApiError ? m.error.fieldErrors() : {};
+  const estimate = useEstimate(chosen, inputs);
 
   if (q.isPending) return <Loading what="providers" />;
   if (q.isError) return <ErrorState title="The providers could not be loaded." error={q.error} onRetry={() => q.refetch()} />;
@@ -82,6 +85,7 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
             </Field>
           )}
           <SchemaForm team={team} fields={chosen.schema} values={inputs} errors={errors} onChange={setInputs} />
+          <CostEstimate {...estimate} />
           <PipelineFields values={pipeline} errors={errors} onChange={setPipeline} />
         </>
       )}

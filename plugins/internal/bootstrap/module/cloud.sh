@@ -18,6 +18,10 @@ node_name() {
 }
 
 # apply_kustomization NAME applies stdin as NAME's kustomization.yaml.
+# Remote bases are written in kustomize's documented form
+# (examples/remoteBuild.md): the repository's clone URL, // where the
+# repository ends and the directory starts, and a tag as ref, so kustomize
+# does not guess where the repository ends.
 apply_kustomization() {
 	local dir="$KO_WORK/$1"
 	mkdir -p "$dir"
@@ -34,7 +38,7 @@ install_cloud_controller() {
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-- https://github.com/kubernetes/cloud-provider-aws/examples/existing-cluster/base?ref=$KO_CLOUD_CONTROLLER_VERSION
+- https://github.com/kubernetes/cloud-provider-aws//examples/existing-cluster/base?ref=$KO_CLOUD_CONTROLLER_VERSION
 patches:
 - target:
     kind: DaemonSet
@@ -72,7 +76,7 @@ install_ebs_csi_driver() {
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-- https://github.com/kubernetes-sigs/aws-ebs-csi-driver/deploy/kubernetes/overlays/stable?ref=$KO_EBS_CSI_DRIVER_REF
+- https://github.com/kubernetes-sigs/aws-ebs-csi-driver//deploy/kubernetes/overlays/stable?ref=$KO_EBS_CSI_DRIVER_REF
 images:
 - name: public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver
   newTag: $KO_EBS_CSI_DRIVER_REF
