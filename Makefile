@@ -250,12 +250,17 @@ web-types: $(WEB_INSTALLED)
 # (web/src/**/*.test.ts*), then in a real browser: the Playwright suite
 # in web/e2e (its npm packages come with the build's npm ci) in Debian's chromium,
 # installed with apt when /usr/bin/chromium is missing (Playwright never
-# downloads a browser), against `kubeopera dev` on a free port.
+# downloads a browser), against `kubeopera dev` on a free port; the
+# single sign-on spec signs in through the test kit's OpenID Provider
+# (internal/testoidc) served by bin/testoidc, rebuilt when its sources change.
 # Screenshots: web/e2e/screenshots.
-test-web: build testbin
+test-web: build testbin $(BIN)/testoidc
 	cd web && npx vitest run
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	cd web && npx playwright test
+
+$(BIN)/testoidc: go.mod go.sum $(wildcard internal/testoidc/*.go hack/testoidc/*.go)
+	$(GO) build -o $@ ./hack/testoidc
 
 # Dashboard figures: gzipped JS+CSS (budget 350 KB) and the time until
 # /clusters shows 1,000 clusters in headless Chromium (budget 1 s).
