@@ -85,14 +85,19 @@ function newContext(browser: Browser) {
 async function signInWithSSO(page: Page, username: string, path = '/clusters') {
   await page.goto(path);
   await expect(page).toHaveURL(/\/signin\?next=/);
+  await throughProvider(page, username);
+  await expect(page).toHaveURL(new RegExp(path.replace(/[/]/g, '\\/') + '$'));
+}
+
+/** From the sign-in page, through the provider's form as username. */
+async function throughProvider(page: Page, username: string) {
   await page.getByRole('link', { name: `Sign in with ${idpName}` }).click();
   await expect(page.getByRole('heading', { name: 'Test identity provider' })).toBeVisible();
   await page.getByLabel('Username').fill(username);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(new RegExp(path.replace(/[/]/g, '\\/') + '$'));
 }
 
-type Cluster = { id: string; name: string; team: string; status: string; message?: string; node_count: number; role?: string;
+type Cluster = { id: string; name: string; team: string; status: string; message?: string; node_count: number; ready_node_count: number; role?: string;
   actions?: Record<string, { allowed: boolean; reason?: string }> };
 
 /** Waits for the cluster to be Ready, failing at once if it Failed. */
@@ -155,7 +160,9 @@ test('single sign-on: a team-a operator sees team A only, scales, is refused tea
   await olga.waitForLoadState('networkidle');
   const scaleButton = olga.getByRole('button', { name: 'Scale' });
   let scaled: number;
-  if (await scaleButton.count()) {
+  const byDialog = (await scaleButton.count()) > 0;
+  test.info().annotations.push({ type: 'scale', description: byDialog ? 'the cluster page\'s Scale dialog' : 'PATCH through the API (no Scale button for an operator)' });
+  if (byDialog) {
     await scaleButton.click();
     const dialog = olga.getByRole('dialog', { name: 'Scale sso-a' });
     await dialog.getByLabel('Nodes').fill('2');
@@ -166,7 +173,10 @@ test('single sign-on: a team-a operator sees team A only, scales, is refused tea
     scaled = (await apiAs(olga, 'PATCH', `/api/v1/clusters/${a.id}`, { nodeCount: 2 })).status();
   }
   expect(scaled).toBe(202);
-  await expect.poll(async () => (await clusters(olga))[0].node_count, { timeout: 300_000, intervals: [1000] }).toBe(2);
+  await expect.poll(async () => {
+    const [c] = await clusters(olga);
+    return `${c.ready_node_count}/${c.node_count}`;
+  }, { timeout: 300_000, intervals: [1000] }).toBe('2/2');
 
   // Teardown: no button for the operator, and the server refuses it.
   await expect(olga.getByRole('button', { name: 'Tear down' })).toHaveCount(0);
@@ -188,4 +198,9 @@ test('single sign-on: a team-a operator sees team A only, scales, is refused tea
   expect((await olga.request.get('/api/v1/session')).status()).toBe(401);
   await olga.reload();
   await expect(olga).toHaveURL(/\/signin/);
+  // Signing in again through the provider does not bring them back.
+  await throughProvider(olga, operator.username);
+  await expect(olga).toHaveURL(/\/signin\?.*sso_error=/);
+  await expect(olga.getByRole('alert')).toBeVisible();
+  expect((await olga.request.get('/api/v1/session')).status()).toBe(401);
 });
