@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-chaos test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
+.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-chaos test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web testoidc
 
 all: build
 
@@ -258,6 +258,8 @@ test-web: build testbin $(BIN)/testoidc
 	cd web && npx vitest run
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	cd web && npx playwright test
+
+testoidc: $(BIN)/testoidc
 
 $(BIN)/testoidc: go.mod go.sum $(wildcard internal/testoidc/*.go hack/testoidc/*.go)
 	$(GO) build -o $@ ./hack/testoidc
