@@ -14,7 +14,7 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 # skips them, so vet, tidy and test visit them too.
 SDK_MODULES := sdk sdk/terraform
 
-.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-chaos test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web
+.PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-chaos test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web testoidc
 
 all: build
 
@@ -250,12 +250,19 @@ web-types: $(WEB_INSTALLED)
 # (web/src/**/*.test.ts*), then in a real browser: the Playwright suite
 # in web/e2e (its npm packages come with the build's npm ci) in Debian's chromium,
 # installed with apt when /usr/bin/chromium is missing (Playwright never
-# downloads a browser), against `kubeopera dev` on a free port.
+# downloads a browser), against `kubeopera dev` on a free port; the
+# single sign-on spec signs in through the test kit's OpenID Provider
+# (internal/testoidc) served by bin/testoidc, rebuilt when its sources change.
 # Screenshots: web/e2e/screenshots.
-test-web: build testbin
+test-web: build testbin $(BIN)/testoidc
 	cd web && npx vitest run
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	cd web && npx playwright test
+
+testoidc: $(BIN)/testoidc
+
+$(BIN)/testoidc: go.mod go.sum $(wildcard internal/testoidc/*.go hack/testoidc/*.go)
+	$(GO) build -o $@ ./hack/testoidc
 
 # Dashboard figures: gzipped JS+CSS (budget 350 KB) and the time until
 # /clusters shows 1,000 clusters in headless Chromium (budget 1 s).

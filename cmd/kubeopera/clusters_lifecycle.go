@@ -15,8 +15,8 @@ import (
 // pipelineFlags are the GitOps settings connect and provision share.
 type pipelineFlags struct {
 	domain, repoURL, path, gitSecret, team string
-	watch                            bool
-	within                           time.Duration
+	watch                                  bool
+	within                                 time.Duration
 }
 
 func (p *pipelineFlags) add(cmd *cobra.Command) {

@@ -52,6 +52,8 @@ func newDevCommand() *cobra.Command {
 	cmd.Flags().IntVar(&d.controller.autoRetries, "auto-retries", 3, "how often a provisioning the plugin failed as RETRYABLE is started again before it is Failed (0: never)")
 	cmd.Flags().DurationVar(&d.teardownTimeout, "teardown-timeout", 5*time.Minute,
 		"how long Ctrl-C waits for the plugins' Destroy of the clusters they provisioned before it stops anyway")
+	// The server's own single sign-on settings: dev runs the same server.
+	ssoFlags(cmd, &d.sso)
 	return cmd
 }
 
@@ -60,6 +62,7 @@ type devOptions struct {
 	listen, kubeconfigOut string
 	teardownTimeout       time.Duration
 	controller            controllerOptions
+	sso                   serve.SSOConfig
 }
 
 // runDev starts the environment, then the server and the controller on it,
@@ -92,6 +95,7 @@ func runDev(ctx context.Context, d devOptions, out, logOut io.Writer) (err error
 	c := serve.Config{DataDir: env.DataDir, Listen: listen, PluginDir: o.pluginDir, Getenv: os.LookupEnv,
 		ManagementKubeconfig: env.Management.KubeconfigPath, SelfKubeconfig: env.Management.KubeconfigPath,
 		PublicMetrics: true, // a development server on loopback: scrape it without a token
+		SSO:           d.sso,
 		// Its own git server: connect and create need only a name, a
 		// provider and a kubeconfig or inputs.
 		Defaults: api.PipelineDefaults{GitOpsRepoURL: env.GitRepoURL, GitOpsPath: "clusters/" + api.NameVar,

@@ -8,9 +8,10 @@ package testoidc
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"fmt"
 	"html/template"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -23,17 +24,21 @@ const loginPath = "/login"
 
 // Client is an OAuth client registered with the provider.
 type Client struct {
-	ID, Secret   string
-	RedirectURIs []string
+	ID           string   `json:"id"`
+	Secret       string   `json:"secret"`
+	RedirectURIs []string `json:"redirectURIs"`
 }
 
 // User is someone the provider can sign in.
 type User struct {
 	// Subject is the stable `sub` claim.
-	Subject, Username, Name, Email string
+	Subject  string `json:"subject"`
+	Username string `json:"username"`
+	Name     string `json:"name,omitempty"`
+	Email    string `json:"email,omitempty"`
 	// Groups go into the groups claim when the client asks for the
 	// "groups" scope; nil leaves the claim out.
-	Groups []string
+	Groups []string `json:"groups,omitempty"`
 }
 
 // Provider is the running OpenID Provider.
@@ -51,34 +56,74 @@ type Provider struct {
 	idTokenLifetime time.Duration
 	groupsClaim     string
 	authorizeCalls  int
+	srv             *http.Server
 }
 
 // New starts a provider on loopback, stopped when the test ends.
 func New(t testing.TB) *Provider {
 	t.Helper()
+	p, err := Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("testoidc: %v", err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// Start serves a provider on addr, which must be a loopback address
+// ("127.0.0.1:0" picks a free port); Close stops it. A program (the
+// browser suite's provider, hack/testoidc) starts it this way.
+func Start(addr string) (*Provider, error) {
+	if err := checkLoopback(addr); err != nil {
+		return nil, err
+	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		t.Fatalf("testoidc: signing key: %v", err)
+		return nil, fmt.Errorf("signing key: %w", err)
 	}
 	p := &Provider{clients: map[string]*Client{}, users: map[string]User{}, requests: map[string]*authRequest{},
 		codes: map[string]string{}, idTokenLifetime: 5 * time.Minute, groupsClaim: "groups"}
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	p.URL = srv.URL
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	p.URL = "http://" + l.Addr().String()
 	cfg := &op.Config{CodeMethodS256: true, SupportedScopes: []string{"openid", "profile", "email", "groups"}}
 	if _, err := rand.Read(cfg.CryptoKey[:]); err != nil {
-		t.Fatalf("testoidc: crypto key: %v", err)
+		_ = l.Close()
+		return nil, fmt.Errorf("crypto key: %w", err)
 	}
 	st := &storage{p: p, key: key, kid: "testoidc-1"}
 	provider, err := op.NewProvider(cfg, st, op.StaticIssuer(p.URL), op.WithAllowInsecure())
 	if err != nil {
-		t.Fatalf("testoidc: provider: %v", err)
+		_ = l.Close()
+		return nil, fmt.Errorf("provider: %w", err)
 	}
+	mux := http.NewServeMux()
 	mux.HandleFunc(loginPath, p.login)
 	mux.Handle("/oauth/token", p.reissue(provider, st))
 	mux.Handle("/", provider)
-	return p
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(l) }()
+	return p, nil
+}
+
+// Close stops the provider and its open connections.
+func (p *Provider) Close() {
+	_ = p.srv.Close()
+}
+
+// checkLoopback refuses to serve anywhere but on loopback: the provider
+// signs anyone in who names a user.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("address %q: the test provider serves on a loopback IP only, e.g. 127.0.0.1:0", addr)
+	}
+	return nil
 }
 
 // AddClient registers c.

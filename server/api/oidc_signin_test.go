@@ -159,6 +159,31 @@ func TestSingleSignOnRefuses(t *testing.T) {
 	}
 }
 
+// A user disabled by a platform admin signs in through the provider
+// again: refused with the reason, and no session.
+func TestSingleSignOnRefusesADisabledUser(t *testing.T) {
+	s := newSSOEnv(t)
+	s.idp.SetUser(testoidc.User{Subject: "u-ada", Username: "ada", Email: "ada@example.com", Groups: []string{"devs"}})
+	if landed, reason := s.signIn(t, s.browser(t)); landed != "/clusters/multi" {
+		t.Fatalf("first sign-in landed on %s (%q)", landed, reason)
+	}
+	u, err := s.st.UserByUsername(t.Context(), "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.st.SetUserDisabled(t.Context(), u.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	c := s.browser(t)
+	landed, reason := s.signIn(t, c)
+	if landed != "/signin" || !strings.Contains(reason, `user "ada" is disabled`) {
+		t.Errorf("a disabled user's sign-in landed on %s with %q; want /signin saying they are disabled", landed, reason)
+	}
+	if code, _ := s.whoami(t, c); code != 401 {
+		t.Errorf("GET /session after a disabled user's sign-in: %d, want 401", code)
+	}
+}
+
 // captureCallback runs a sign-in up to the provider's redirect back to the
 // server and returns that callback URL and the flow cookie, without
 // following it.

@@ -44,7 +44,7 @@ export const viewer = stackUser('viewer');
 const viewerUser: User = { username: 'e2e-viewer', password: 'e2e-viewer-password-0123' };
 const benchAdmin: User = { username: 'e2e-admin', password: 'e2e-admin-password-0123' };
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const s = createServer();
     s.listen(0, '127.0.0.1', () => {
@@ -55,14 +55,14 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(dir: string, name: string, args: string[], env: Record<string, string> = {}): number {
+export function start(dir: string, name: string, args: string[], env: Record<string, string> = {}, program = bin): number {
   const log = openSync(join(dir, `${name}.log`), 'a');
-  const p = spawn(bin, args, { cwd: repo, detached: true, stdio: ['ignore', log, log], env: { ...process.env, ...env } });
+  const p = spawn(program, args, { cwd: repo, detached: true, stdio: ['ignore', log, log], env: { ...process.env, ...env } });
   p.unref();
   return p.pid!;
 }
 
-async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, dir: string): Promise<T> {
+export async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, dir: string): Promise<T> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     const v = await check();
@@ -97,16 +97,29 @@ export async function startStack(opts: { sandbox: boolean; seed?: number }): Pro
 // Three simulated nodes in eu-north-1 give Register This Cluster something
 // to show.
 async function startDev(state: StackState) {
-  const { dir } = state;
-  const port = await freePort();
+  const dev = await runDev(state.dir, [], (pid) => { state.pids.push(pid); save(state); });
+  state.baseURL = dev.baseURL;
+  state.kubeconfig = dev.kubeconfig;
+  state.users.admin = dev.admin;
+  createUser(dev.dataDir, viewerUser, 'viewer');
+  save(state);
+  await addNodes(state.kubeconfig, 'eu-north-1', 3);
+}
+
+export type Dev = { baseURL: string; kubeconfig: string; admin: User; dataDir: string };
+
+// runDev starts `kubeopera dev` in dir (its log: dir/dev.log) on port, or
+// a free one, with more flags (a spec's own stack: single sign-on), tells
+// started its process ID, and waits for its banner.
+export async function runDev(dir: string, flags: string[], started: (pid: number) => void, port?: number): Promise<Dev> {
+  port ??= await freePort();
   const tmp = join(dir, 'tmp');
   mkdirSync(tmp);
-  state.kubeconfig = join(dir, 'kubeconfig');
-  state.pids.push(start(dir, 'dev', ['dev', '--listen', `127.0.0.1:${port}`, '--plugin-dir', join(repo, 'bin/plugins'),
+  const kubeconfig = join(dir, 'kubeconfig');
+  started(start(dir, 'dev', ['dev', '--listen', `127.0.0.1:${port}`, '--plugin-dir', join(repo, 'bin/plugins'),
     // --auto-retries 0: a local cluster whose start is killed stays Failed
     // for the retry spec, instead of being started again by the controller.
-    '--kubeconfig-out', state.kubeconfig, '--poll-interval', '500ms', '--auto-retries', '0'], { TMPDIR: tmp }));
-  save(state);
+    '--kubeconfig-out', kubeconfig, '--poll-interval', '500ms', '--auto-retries', '0', ...flags], { TMPDIR: tmp }));
   const log = join(dir, 'dev.log');
   const banner = await until('kubeopera dev', 300_000, () => {
     const text = readFileSync(log, 'utf8');
@@ -114,11 +127,8 @@ async function startDev(state: StackState) {
     const passwordFile = /dashboard: sign in as (\S+) with the password in (\S+)$/m.exec(text);
     return url && passwordFile ? { url, username: passwordFile[1], passwordFile: passwordFile[2] } : undefined;
   }, dir);
-  state.baseURL = banner.url;
-  state.users.admin = { username: banner.username, password: readFileSync(banner.passwordFile, 'utf8').trim() };
-  createUser(dirname(banner.passwordFile), viewerUser, 'viewer');
-  save(state);
-  await addNodes(state.kubeconfig, 'eu-north-1', 3);
+  return { baseURL: banner.url, kubeconfig, dataDir: dirname(banner.passwordFile),
+    admin: { username: banner.username, password: readFileSync(banner.passwordFile, 'utf8').trim() } };
 }
 
 // startServer runs a bare server (no management cluster) on a database
@@ -149,17 +159,21 @@ async function startServer(state: StackState, seed?: number) {
 export function stopStack() {
   if (!existsSync(stateFile)) return;
   const s = readState();
-  // SIGTERM to the process itself: dev then stops and removes everything
-  // it started. Whatever is left of its process group after a minute and a
-  // half is killed.
-  for (const pid of [...s.pids].reverse()) signal(pid, 'SIGTERM');
+  stop(s.pids);
+  if (!process.env.KUBEOPERA_E2E_KEEP) rmSync(s.dir, { recursive: true, force: true });
+  rmSync(stateFile, { force: true });
+}
+
+// stop sends SIGTERM to each process itself, last started first: dev then
+// stops and removes everything it started. Whatever is left of their
+// process groups after a minute and a half is killed.
+export function stop(pids: number[]) {
+  for (const pid of [...pids].reverse()) signal(pid, 'SIGTERM');
   const end = Date.now() + 90_000;
-  for (const pid of s.pids) {
+  for (const pid of pids) {
     while (Date.now() < end && running(pid)) spawnSync('sleep', ['0.2']);
     signal(-pid, 'SIGKILL');
   }
-  if (!process.env.KUBEOPERA_E2E_KEEP) rmSync(s.dir, { recursive: true, force: true });
-  rmSync(stateFile, { force: true });
 }
 
 // running reports whether pid runs. An exited child this process has not
