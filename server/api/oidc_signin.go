@@ -156,7 +156,7 @@ func (s *server) finishSSO(c *fiber.Ctx, flow oidc.Flow) (*store.User, error) {
 	// A disabled user is refused here with the reason, as at the password
 	// sign-in, instead of being given a session every request refuses.
 	if u.DisabledAt != nil {
-		return &ssoRefusal{fmt.Sprintf("user %q is disabled: ask a platform admin to enable the account", u.Username)}
+		return nil, &ssoRefusal{fmt.Sprintf("user %q is disabled: ask a platform admin to enable the account", u.Username)}
 	}
 	// Team roles follow the groups at every sign-in: a dropped one ends at
 	// once, for sessions already open too (roles are read per request).
