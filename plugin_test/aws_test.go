@@ -327,7 +327,7 @@ func TestAWSPluginsPassConformanceWithTheirLifecycle(t *testing.T) {
 			sdktest.Run(t, sdktest.Config{Binary: built.plugins[name], ValidInputs: awsInputs, Credentials: w.creds,
 				EstimateInputs: map[string]string{"region": "us-east-1"}, // the price table's region
 				Env:            w.env, Timeout: 30 * time.Second, SkipLifecycle: name == "aws-vanilla",
-				SkipDial:       "the offline EKS module names an endpoint in AWS, and these tests dial only loopback",
+				SkipDial:         "the offline EKS module names an endpoint in AWS, and these tests dial only loopback",
 				LifecycleTimeout: 2 * time.Minute, PollInterval: 200 * time.Millisecond})
 		})
 	}
