@@ -211,9 +211,8 @@ func TestTheListSaysWhetherClustersCanBeBroughtIn(t *testing.T) {
 	if ob.RegisterSelf.Allowed || !strings.Contains(ob.RegisterSelf.Reason, "cannot see the cluster it runs in") {
 		t.Errorf("server-only mode, register-self: %+v", ob.RegisterSelf)
 	}
-	code, body = serverOnly.do(http.MethodPost, "/api/v1/clusters/connect", serverOnly.admin, map[string]string{"name": "x"})
-	if code == http.StatusAccepted {
-		t.Errorf("connect in server-only mode answered %d", code)
+	if code, body := serverOnly.do(http.MethodPost, "/api/v1/clusters/connect", serverOnly.admin, map[string]string{"name": "x"}); code == http.StatusAccepted {
+		t.Errorf("connect in server-only mode answered %d: %s", code, body)
 	}
 
 	managed := newEnv(t, envOpts{management: true})

@@ -84,7 +84,7 @@ func (s *Store) ListTeams(ctx context.Context, names []string) ([]TeamSummary, e
 		ColumnExpr("(SELECT count(*) FROM cloud_credentials k WHERE k.team = t.name) AS credentials").
 		OrderExpr("t.name")
 	if names != nil {
-		q = q.Where("t.name IN (?)", bun.In(names))
+		q = q.Where("t.name IN (?)", bun.List(names))
 	}
 	if err := q.Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("list teams: %w", err)
