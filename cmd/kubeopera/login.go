@@ -143,10 +143,17 @@ func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions, known
 	if err == nil && resp.StatusCode() == http.StatusForbidden && problemCode(resp.Body) == api.CodePasswordChangeRequired {
 		// A reset, or an account an admin made: the user chooses a new
 		// password now, then signs in with it.
-		if body.Password, err = changePassword(cmd, cl, in, o.passwordStdin, username, password); err != nil {
-			return err
+		next, cerr := changePassword(cmd, cl, in, o.passwordStdin, username, password)
+		switch {
+		case errors.Is(cerr, errNoNewPassword):
+			// Nothing to set it to: the server's refusal stands (exit 4).
+			fmt.Fprintln(cmd.ErrOrStderr(), "with --password-stdin, put the new password on the second line of standard input")
+		case cerr != nil:
+			return cerr
+		default:
+			body.Password = next
+			resp, err = cl.ExchangePasswordForTokenWithResponse(cmd.Context(), body)
 		}
-		resp, err = cl.ExchangePasswordForTokenWithResponse(cmd.Context(), body)
 	}
 	if err := expect(resp, err, http.StatusCreated); err != nil {
 		return err
@@ -161,6 +168,11 @@ func exchangePassword(cmd *cobra.Command, ctx *cliContext, o loginOptions, known
 // current one; it returns the new password.
 func changePassword(cmd *cobra.Command, cl *apiclient.ClientWithResponses, in *bufio.Reader, fromStdin bool, username, current string) (string, error) {
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s must choose a new password before signing in.\n", username)
+	if fromStdin {
+		if _, err := in.Peek(1); err != nil { // no second line
+			return "", errNoNewPassword
+		}
+	}
 	next, err := readPasswordAs(cmd, in, fromStdin, "New password: ")
 	if err != nil {
 		return "", err
@@ -175,7 +187,7 @@ func changePassword(cmd *cobra.Command, cl *apiclient.ClientWithResponses, in *b
 		}
 	}
 	if next == "" {
-		return "", &exitError{code: exitUsage, err: errors.New("no new password given (with --password-stdin, put it on the second line)")}
+		return "", errNoNewPassword
 	}
 	resp, err := cl.ChangeOwnPasswordWithResponse(cmd.Context(), apiclient.PasswordChangeRequest{Username: username, Password: current, NewPassword: next})
 	if err := expect(resp, err, http.StatusNoContent); err != nil {
@@ -184,6 +196,9 @@ func changePassword(cmd *cobra.Command, cl *apiclient.ClientWithResponses, in *b
 	fmt.Fprintln(cmd.ErrOrStderr(), "new password set")
 	return next, nil
 }
+
+// errNoNewPassword: the server asked for a new password and none was given.
+var errNoNewPassword = errors.New("no new password given")
 
 // problemCode is the code of a problem document, "" when it has none.
 func problemCode(body []byte) string {
