@@ -10,21 +10,7 @@ import (
 // and nothing of the default team's; removal and deletion follow, and the
 // default team cannot go.
 func TestTeamsThroughTheCLI(t *testing.T) {
-	dir := t.TempDir()
-	url := startCLIServerIn(t, dir)
-	t.Setenv("KUBEOPERA_CONFIG", t.TempDir()+"/config.yaml")
-	t.Setenv("KUBEOPERA_SERVER", "")
-	t.Setenv("KUBEOPERA_TOKEN", "")
-	t.Setenv("KUBEOPERA_DATA_DIR", "")
-	run := func(stdin string, args ...string) string {
-		t.Helper()
-		out, err := runCLI(t, stdin, args...)
-		if err != nil {
-			t.Fatalf("kubeopera %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
-	run(cliPassword+"\n", "login", url, "-u", "ops", "--password-stdin", "--context", "ops")
+	url, run := cliAsOps(t, t.TempDir())
 	generated := strings.Fields(run("", "users", "create", "--username", "ada", "--email", "ada@example.com", "--role", "member"))[0]
 	run("", "teams", "create", "team-a")
 	if out := run("", "teams", "add", "team-a", "ada", "--role", "operator"); !strings.Contains(out, `ada is now operator of team "team-a"`) {

@@ -17,20 +17,7 @@ import (
 // database still works while the server runs, and keeps the last admin.
 func TestUsersThroughTheAPIAndTheBreakGlassPath(t *testing.T) {
 	dir := t.TempDir()
-	url := startCLIServerIn(t, dir)
-	t.Setenv("KUBEOPERA_CONFIG", t.TempDir()+"/config.yaml")
-	t.Setenv("KUBEOPERA_SERVER", "")
-	t.Setenv("KUBEOPERA_TOKEN", "")
-	t.Setenv("KUBEOPERA_DATA_DIR", "")
-	run := func(stdin string, args ...string) string {
-		t.Helper()
-		out, err := runCLI(t, stdin, args...)
-		if err != nil {
-			t.Fatalf("kubeopera %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
-	run(cliPassword+"\n", "login", url, "-u", "ops", "--password-stdin", "--context", "ops")
+	url, run := cliAsOps(t, dir)
 	generated := strings.Fields(run("", "users", "create", "--username", "ada", "--email", "ada@example.com", "--role", "viewer"))[0]
 	var users []apiclient.User
 	if err := json.Unmarshal([]byte(run("", "users", "list", "-o", "json")), &users); err != nil || len(users) != 3 {
@@ -96,4 +83,26 @@ func TestUsersThroughTheAPIAndTheBreakGlassPath(t *testing.T) {
 			t.Errorf("the audit log of ada lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// cliAsOps starts a server whose data is in dir, points the CLI at a
+// configuration of its own, and logs in as the platform admin ops under
+// the context "ops". run runs a CLI command that must succeed.
+func cliAsOps(t *testing.T, dir string) (url string, run func(stdin string, args ...string) string) {
+	t.Helper()
+	url = startCLIServerIn(t, dir)
+	t.Setenv("KUBEOPERA_CONFIG", t.TempDir()+"/config.yaml")
+	t.Setenv("KUBEOPERA_SERVER", "")
+	t.Setenv("KUBEOPERA_TOKEN", "")
+	t.Setenv("KUBEOPERA_DATA_DIR", "")
+	run = func(stdin string, args ...string) string {
+		t.Helper()
+		out, err := runCLI(t, stdin, args...)
+		if err != nil {
+			t.Fatalf("kubeopera %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	run(cliPassword+"\n", "login", url, "-u", "ops", "--password-stdin", "--context", "ops")
+	return url, run
 }

@@ -236,12 +236,7 @@ func TestRevokingTheTokenEndsItsWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	drained := make(chan struct{})
-	go func() {
-		for range w.ResultChan() {
-		}
-		close(drained)
-	}()
+	drained := drain(w)
 	if _, err := e.st.RevokeToken(ctx, id, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -280,12 +275,7 @@ func TestOperatorChangesAndLosingTheRoleEndsItsWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	drained := make(chan struct{})
-	go func() {
-		for range w.ResultChan() {
-		}
-		close(drained)
-	}()
+	drained := drain(w)
 	if err := e.st.SetMember(ctx, store.TeamMember{Team: store.DefaultTeam, UserID: userID, Role: api.Viewer, Source: store.MemberSourceLocal}); err != nil {
 		t.Fatal(err)
 	}
@@ -341,4 +331,16 @@ func TestReadsAreCountedNotLoggedOneByOne(t *testing.T) {
 	if len(events) != 1 || events[0].Method != k8sproxy.ReadsMethod || !strings.Contains(events[0].Route, "reads=5 ") {
 		t.Errorf("events %+v, want one READS event counting 5", events)
 	}
+}
+
+// drain reads w's events until it ends, and closes the channel it
+// returns then.
+func drain(w watch.Interface) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		for range w.ResultChan() {
+		}
+		close(done)
+	}()
+	return done
 }
