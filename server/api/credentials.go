@@ -246,7 +246,7 @@ func (s *server) teamsAdministered(c *fiber.Ctx) (map[string]bool, error) {
 	if p.UserID == "" {
 		return out, nil
 	}
-	ms, err := s.store.TeamsOf(c.UserContext(), p.UserID)
+	ms, err := s.memberships(c)
 	if err != nil {
 		return nil, err
 	}

@@ -142,7 +142,7 @@ func (s *server) rolesByTeam(c *fiber.Ctx) (func(team string) Role, error) {
 	if p.Role == PlatformAdmin || p.UserID == "" {
 		return func(string) Role { return access.OnTeam(p.Role, "") }, nil
 	}
-	ms, err := s.store.TeamsOf(c.UserContext(), p.UserID)
+	ms, err := s.memberships(c)
 	if err != nil {
 		return nil, err
 	}
@@ -161,4 +161,19 @@ func roleHere(c *fiber.Ctx) Role {
 		return access.OnTeam(p.Role, pl.Member)
 	}
 	return access.OnTeam(p.Role, "")
+}
+
+const membershipsKey = "memberships"
+
+// memberships are the caller's team memberships, read once per request
+// however many parts of it ask (the list's roles and its onboarding).
+func (s *server) memberships(c *fiber.Ctx) ([]store.TeamMember, error) {
+	if ms, ok := c.Locals(membershipsKey).([]store.TeamMember); ok {
+		return ms, nil
+	}
+	ms, err := s.store.TeamsOf(c.UserContext(), who(c).UserID)
+	if err == nil {
+		c.Locals(membershipsKey, ms)
+	}
+	return ms, err
 }

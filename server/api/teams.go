@@ -40,7 +40,7 @@ func (s *server) listTeams(c *fiber.Ctx) error {
 	ctx, p := c.UserContext(), who(c)
 	roles := map[string]Role{}
 	if p.UserID != "" {
-		ms, err := s.store.TeamsOf(ctx, p.UserID)
+		ms, err := s.memberships(c)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -207,7 +208,7 @@ func (s *Store) ReplaceExternalMemberships(ctx context.Context, userID string, r
 			return err
 		}
 		for team, role := range roles {
-			if containsString(local, team) {
+			if slices.Contains(local, team) {
 				continue
 			}
 			m := &TeamMember{Team: team, UserID: userID, Role: role, Source: MemberSourceOIDC, CreatedAt: s.now()}
@@ -220,15 +221,6 @@ func (s *Store) ReplaceExternalMemberships(ctx context.Context, userID string, r
 		}
 		return nil
 	})
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Placement is where a cluster or credential stands for a caller: the
