@@ -199,7 +199,7 @@ func EnsureAdminToken(ctx context.Context, c Config, st *store.Store, say func(s
 		if !fromEnv {
 			_ = os.Remove(path)
 		}
-		say("another server on this database created the first platform-admin token")
+		say("the first platform-admin token already exists: another server on this database made it")
 		return nil
 	}
 	if fromEnv {
