@@ -54,7 +54,7 @@ func revokeOwnToken(cmd *cobra.Command, ctx cliContext) string {
 	if err == nil {
 		resp, rerr := cl.SignOutWithResponse(cmd.Context())
 		if err = expect(resp, rerr, http.StatusNoContent); err == nil {
-			return "; its token is revoked"
+			return "; its token is revoked, and so are the cluster tokens and kubeconfigs got with it"
 		}
 		if exitCodeOf(err) == exitAuth {
 			return "; its token was already revoked or expired"

@@ -26,14 +26,17 @@ func (s *server) userKubeconfig(c *fiber.Ctx, row *store.Cluster) error {
 	}
 	p := who(c)
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	expires, userID, err := s.callerExpiry(c, now.Add(userKubeconfigTTL))
+	from, err := s.callerCredential(c, now.Add(userKubeconfigTTL))
 	if err != nil {
 		return err
 	}
+	expires := from.expires
 	token, hash := NewToken()
 	// The token belongs to the caller's user (when the caller is one): the
-	// proxy acts as that user, and the token stops with the user.
-	t := &store.Token{Name: "kubeconfig:" + row.Name + ":" + p.Name, Role: string(p.Role), Hash: hash, ExpiresAt: &expires, UserID: userID}
+	// proxy acts as that user, and the token stops with the user, and with
+	// the session or token it was got with (a logout ends it).
+	t := &store.Token{Name: "kubeconfig:" + row.Name + ":" + p.Name, Role: string(p.Role), Hash: hash, ExpiresAt: &expires,
+		UserID: from.userID, Parent: from.parent}
 	if err := s.store.CreateToken(c.UserContext(), t); err != nil {
 		return err
 	}
@@ -47,25 +50,37 @@ func (s *server) userKubeconfig(c *fiber.Ctx, row *store.Cluster) error {
 	return c.JSON(clusterKubeconfig{Kubeconfig: string(b), ExpiresAt: &expires})
 }
 
-// callerExpiry is limit, or sooner when the caller's session or token
-// ends sooner, and the caller's user ("" for a token an administrator
-// issued to a script).
-func (s *server) callerExpiry(c *fiber.Ctx, limit time.Time) (time.Time, string, error) {
+// credential is what a token issued to the caller inherits from the
+// credential the caller came with.
+type credential struct {
+	// expires is the limit asked for, or sooner when the caller's session
+	// or token ends sooner.
+	expires time.Time
+	// userID is the caller's user ("" for a token an administrator issued
+	// to a script).
+	userID string
+	// parent is the caller's session or token (store.Token.Parent).
+	parent string
+}
+
+// callerCredential is the caller's credential, with limit as the expiry.
+func (s *server) callerCredential(c *fiber.Ctx, limit time.Time) (credential, error) {
 	if sess, _ := sessionOf(c); sess != nil {
-		return earlier(limit, sess.ExpiresAt), sess.UserID, nil
+		return credential{earlier(limit, sess.ExpiresAt), sess.UserID, store.ParentSession(sess.IDHash)}, nil
 	}
 	bearer, ok := bearerToken(c.Get(fiber.HeaderAuthorization))
 	if !ok {
-		return limit, "", nil
+		return credential{expires: limit}, nil
 	}
 	t, err := s.store.TokenByHash(c.UserContext(), HashToken(bearer))
 	if err != nil {
-		return time.Time{}, "", err
+		return credential{}, err
 	}
-	if t.ExpiresAt == nil {
-		return limit, t.UserID, nil
+	out := credential{expires: limit, userID: t.UserID, parent: store.ParentToken(t.ID)}
+	if t.ExpiresAt != nil {
+		out.expires = earlier(limit, *t.ExpiresAt)
 	}
-	return earlier(limit, *t.ExpiresAt), t.UserID, nil
+	return out, nil
 }
 
 func earlier(a, b time.Time) time.Time {

@@ -95,13 +95,29 @@ func userByIdentity(ctx context.Context, db bun.IDB, issuer, subject string) (*U
 	return u, nil
 }
 
-// DeleteSessionsOfUser signs a user out everywhere, returning how many
-// sessions ended.
+// DeleteSessionsOfUser signs a user out everywhere, revoking the tokens
+// issued from those sessions, and returns how many sessions ended.
 func (s *Store) DeleteSessionsOfUser(ctx context.Context, userID string) (int64, error) {
-	res, err := s.db.NewDelete().Model((*Session)(nil)).Where("user_id = ?", userID).Exec(ctx)
+	var n int64
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var hashes []string
+		if err := tx.NewSelect().Model((*Session)(nil)).Column("id_hash").Where("user_id = ?", userID).Scan(ctx, &hashes); err != nil {
+			return err
+		}
+		res, err := tx.NewDelete().Model((*Session)(nil)).Where("user_id = ?", userID).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		parents := make([]string, len(hashes))
+		for i, h := range hashes {
+			parents[i] = ParentSession(h)
+		}
+		_, err = revokeIssuedFrom(ctx, tx, parents, s.now())
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("end the sessions of user %s: %w", userID, err)
 	}
-	n, _ := res.RowsAffected()
 	return n, nil
 }

@@ -77,10 +77,17 @@ func (s *Store) UseSession(ctx context.Context, idHash string, at time.Time, idl
 	return sess, u, nil
 }
 
-// DeleteSession revokes the session whose IDHash is idHash.
+// DeleteSession revokes the session whose IDHash is idHash, and every
+// token issued from it (a kubeconfig downloaded in that session).
 func (s *Store) DeleteSession(ctx context.Context, idHash string) error {
-	res, err := s.db.NewDelete().Model((*Session)(nil)).Where("id_hash = ?", idHash).Exec(ctx)
-	return oneRow(res, err, "delete session", "session")
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewDelete().Model((*Session)(nil)).Where("id_hash = ?", idHash).Exec(ctx)
+		if err := oneRow(res, err, "delete session", "session"); err != nil {
+			return err
+		}
+		_, err = revokeIssuedFrom(ctx, tx, []string{ParentSession(idHash)}, s.now())
+		return err
+	})
 }
 
 // UserByUsername returns the user with the given username.

@@ -30,6 +30,11 @@ type Token struct {
 	// UserID is the user a login token was issued to ("" for a token an
 	// admin issued); such a token always expires within MaxLoginTokenTTL.
 	UserID string `bun:"user_id,nullzero" json:"user_id,omitempty"`
+	// Parent is the credential the token was issued from, for a token a
+	// caller got with their own ("token:<id>" or "session:<id hash>",
+	// from ParentToken and ParentSession): revoking that token or ending
+	// that session revokes this one too. "" for a token issued outright.
+	Parent string `bun:"parent,nullzero" json:"-"`
 	// UserGone is read, never written: the token's user is disabled or
 	// deleted, so the token no longer authenticates.
 	UserGone bool `bun:"user_gone,scanonly" json:"-"`

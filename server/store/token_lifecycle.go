@@ -52,12 +52,48 @@ func (s *Store) RevokeToken(ctx context.Context, id, userID string, audit ...*Au
 			return fmt.Errorf("revoke API token %q: %w", id, err)
 		}
 		t.RevokedAt = &at
-		return nil
+		_, err := revokeIssuedFrom(ctx, db, []string{ParentToken(t.ID)}, at)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// ParentToken is the Token.Parent of a token issued with the API token
+// whose ID is id.
+func ParentToken(id string) string { return "token:" + id }
+
+// ParentSession is the Token.Parent of a token issued in the session whose
+// ID hash is idHash.
+func ParentSession(idHash string) string { return "session:" + idHash }
+
+// revokeIssuedFrom revokes, in db, every active token issued from one of
+// parents, then every token issued from those, and so on, and returns how
+// many it revoked.
+func revokeIssuedFrom(ctx context.Context, db bun.IDB, parents []string, at time.Time) (int, error) {
+	total := 0
+	for len(parents) > 0 {
+		var ids []string
+		if err := db.NewSelect().Model((*Token)(nil)).Column("id").
+			Where("parent IN (?) AND revoked_at IS NULL", bun.List(parents)).Scan(ctx, &ids); err != nil {
+			return total, fmt.Errorf("find the tokens issued from %s: %w", parents[0], err)
+		}
+		if len(ids) == 0 {
+			break
+		}
+		if _, err := db.NewUpdate().Model((*Token)(nil)).Set("revoked_at = ?", at).
+			Where("id IN (?) AND revoked_at IS NULL", bun.List(ids)).Exec(ctx); err != nil {
+			return total, fmt.Errorf("revoke the tokens issued from %s: %w", parents[0], err)
+		}
+		total += len(ids)
+		parents = parents[:0]
+		for _, id := range ids {
+			parents = append(parents, ParentToken(id))
+		}
+	}
+	return total, nil
 }
 
 // revokeUserTokens revokes every active token of the user with ID userID,
