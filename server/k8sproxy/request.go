@@ -37,13 +37,25 @@ var infoFactory = &request.RequestInfoFactory{
 }
 
 // requestInfo is what the API server will see the request as: verb,
-// resource, namespace, name.
+// resource, namespace, name. A pod's exec, attach and portforward are
+// creates whatever the method: a WebSocket upgrade is a GET, which the
+// request-info rules call a get, while the API server authorizes it as a
+// create (the AuthorizePodWebsocketUpgradeCreatePermission feature, on by
+// default since Kubernetes 1.35), and so the audit log must see a change.
 func requestInfo(r *http.Request, rest string) (*request.RequestInfo, error) {
 	clone := r.Clone(r.Context())
 	clone.URL.Path = rest
 	clone.URL.RawPath = ""
-	return infoFactory.NewRequestInfo(clone)
+	info, err := infoFactory.NewRequestInfo(clone)
+	if err == nil && info.IsResourceRequest && info.Resource == "pods" && streamingSubresources[info.Subresource] {
+		info.Verb = "create"
+	}
+	return info, err
 }
+
+// streamingSubresources are the pod subresources that open a stream into
+// a container or its network.
+var streamingSubresources = map[string]bool{"exec": true, "attach": true, "portforward": true}
 
 // proxiedResources are the resources whose proxy subresource reaches
 // inside the cluster (a node's kubelet, a Service, a pod's port) with the

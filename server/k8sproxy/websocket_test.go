@@ -1,6 +1,7 @@
 package k8sproxy_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,10 +10,12 @@ import (
 	"time"
 
 	"golang.org/x/net/websocket"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
 	"github.com/ochestra-tech/kubeopera/server/api"
 	"github.com/ochestra-tech/kubeopera/server/k8sproxy"
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 // A WebSocket upgrade (kubectl's exec, attach and port-forward since
@@ -54,6 +57,17 @@ func TestWebSocketUpgradeStreamsBytesBothWays(t *testing.T) {
 		if got != msg {
 			t.Errorf("echo %q, want %q", got, msg)
 		}
+	}
+	// The upgrade was a GET, but it is an exec: a change, audited as the
+	// create the API server authorizes it as, once the stream ends.
+	_ = ws.Close()
+	var events []store.AuditEvent
+	err = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 5*time.Second, true, func(ctx context.Context) (bool, error) {
+		events, err = e.st.ListAuditEvents(ctx, store.AuditFilter{Actor: "token:wendy"})
+		return err == nil && len(events) > 0, err
+	})
+	if err != nil || len(events) != 1 || events[0].Method != "create" || !strings.Contains(events[0].Route, "pods/exec") {
+		t.Errorf("audit of the WebSocket exec: %+v, %v; want one create of pods/exec", events, err)
 	}
 	seen := <-headers
 	if seen.Get("Authorization") != "Bearer "+upstreamToken {
