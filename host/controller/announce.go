@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/step"
 )
 
 // announcePipeline writes the status now, before the pipeline starts on a
@@ -15,20 +16,21 @@ import (
 // would still say Pending, ValidatingAccess or Provisioning although the
 // cluster was reached. The phase comes from the conditions as everywhere
 // (BootstrappingFlux here); before becomes what was written, so the
-// deferred write and its event start from there. It reports false (and
-// when to come back) when the HostCluster changed since it was read: the
-// newer version is reconciled instead.
-func (r *Reconciler) announcePipeline(ctx context.Context, hc, before *v1.HostCluster) (ctrl.Result, bool) {
+// deferred write and its event start from there. When the HostCluster
+// changed since it was read, the steps end (step.Done) and the newer
+// version is reconciled instead.
+func (r *Reconciler) announceStep(ctx context.Context, p *pass) error {
+	hc, before := p.hc, p.before
 	if r.Pipeline == nil {
-		return ctrl.Result{}, true // runPipeline answers at once
+		return nil // runPipeline answers at once
 	}
 	switch before.Status.Phase {
 	case "", v1.PhasePending, v1.PhaseValidatingAccess, v1.PhaseProvisioning:
 	default:
-		return ctrl.Result{}, true
+		return nil
 	}
 	if v1.DerivePhase(hc) != v1.PhaseBootstrappingFlux {
-		return ctrl.Result{}, true
+		return nil
 	}
 	hc.Status.Message = strings.TrimPrefix(hc.Status.Message+"; installing Flux", "; ")
 	r.observe(ctx, hc, before.Status.Phase)
@@ -38,8 +40,9 @@ func (r *Reconciler) announcePipeline(ctx context.Context, hc, before *v1.HostCl
 		if err != nil {
 			ctrl.LoggerFrom(ctx).Info("status not written before the pipeline; retrying", "error", err.Error())
 		}
-		return ctrl.Result{RequeueAfter: max(res.RequeueAfter, r.PollInterval)}, false
+		p.wake.In(max(res.RequeueAfter, r.PollInterval))
+		return step.Done
 	}
 	*before = *hc.DeepCopy()
-	return ctrl.Result{}, true
+	return nil
 }

@@ -54,9 +54,10 @@ func TestAnnouncePipelineWritesBootstrappingFluxBeforeThePipelineRuns(t *testing
 			if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
 				t.Fatal(err)
 			}
-			before := hc.DeepCopy()
-			if _, ok := r.announcePipeline(ctx, hc, before); !ok {
-				t.Fatal("announcePipeline stopped the reconcile")
+			p := &pass{hc: hc, before: hc.DeepCopy()}
+			before := p.before
+			if err := r.announceStep(ctx, p); err != nil {
+				t.Fatalf("announceStep ended the steps: %v", err)
 			}
 			stored := &v1.HostCluster{}
 			if err := cl.Get(ctx, client.ObjectKeyFromObject(hc), stored); err != nil {

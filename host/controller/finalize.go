@@ -51,7 +51,8 @@ const cleanupDeadline = 30 * time.Second
 // the cluster on the host (kubeconfigs, setup, secret inputs) and lets the
 // HostCluster go. A torn-down cluster has no target left to clean. Its
 // progress is written by the reconcile's deferred status write.
-func (r *Reconciler) finalize(ctx context.Context, s *scope, hc *v1.HostCluster) error {
+func (r *Reconciler) finalize(ctx context.Context, p *pass) error {
+	hc := p.hc
 	if !controllerutil.ContainsFinalizer(hc, Finalizer) {
 		return nil
 	}
@@ -67,7 +68,7 @@ func (r *Reconciler) finalize(ctx context.Context, s *scope, hc *v1.HostCluster)
 		if data := r.anyKubeconfig(ctx, hc, names); data != nil {
 			left, err := r.cleanTarget(ctx, hc, data)
 			if done, after := r.deleting(hc, left, err); !done {
-				s.requeue(after)
+				p.wake.In(after)
 				return nil
 			}
 			outcome = cleanupOutcome(hc.Name, left, err)

@@ -22,39 +22,41 @@ const defaultInventoryInterval = 3 * time.Minute
 // inventory records the cluster's Kubernetes version and node counts in
 // status when the phase changed in this reconcile (before is the
 // HostCluster as it was read) or the last reading is InventoryInterval old,
-// and asks to be called again in time for the next reading while Ready. A
+// and asks for a wake-up in time for the next reading while Ready. A
 // cluster that cannot be read keeps its last inventory: the steps report
 // reachability. When this reconcile validated access, the version that
 // check read is used rather than asked for again: in a fleet being
 // connected every round trip to a target counts.
-func (r *Reconciler) inventory(ctx context.Context, hc, before *v1.HostCluster, kubeconfig []byte) ctrl.Result {
-	var res ctrl.Result
+// It never ends the steps: a cluster that cannot be read is not a step
+// that failed.
+func (r *Reconciler) inventoryStep(ctx context.Context, p *pass) error {
+	hc, before := p.hc, p.before
 	from, phase := before.Status.Phase, v1.DerivePhase(hc)
-	if phase == v1.PhaseReady {
-		res.RequeueAfter = r.InventoryInterval
-	}
 	last := hc.Status.InventoryTime
 	if phase == from && last != nil && time.Since(last.Time) < r.InventoryInterval {
-		if res.RequeueAfter > 0 {
-			res.RequeueAfter = r.InventoryInterval - time.Since(last.Time)
+		if phase == v1.PhaseReady {
+			p.wake.In(r.InventoryInterval - time.Since(last.Time))
 		}
-		return res
+		return nil
+	}
+	if phase == v1.PhaseReady {
+		p.wake.In(r.InventoryInterval)
 	}
 	known := ""
 	if !meta.IsStatusConditionTrue(before.Status.Conditions, v1.ConditionAccessValidated) &&
 		meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionAccessValidated) {
 		known = hc.Status.KubernetesVersion
 	}
-	version, inv, err := readInventory(ctx, kubeconfig, known)
+	version, inv, err := readInventory(ctx, p.kubeconfig, known)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Info("inventory not read; keeping the last one", "error", err.Error())
-		return res
+		return nil
 	}
 	hc.Status.KubernetesVersion, hc.Status.NodeCount, hc.Status.ReadyNodeCount = version, inv.all, inv.ready
 	hc.Status.WorkerNodeCount = &inv.workers
 	now := metav1.Now()
 	hc.Status.InventoryTime = &now
-	return res
+	return nil
 }
 
 // nodeCounts are a cluster's nodes counted: all of them, those whose Ready

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/step"
@@ -20,19 +19,21 @@ import (
 // provision starts the provider's operation once (its ID kept in an
 // annotation), polls it on every reconcile, and on success stores the
 // kubeconfig exactly as a connect kubeconfig is stored. Until then it
-// returns the step error that says what it waits for or what to fix.
-func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
+// returns the step error that says what it waits for or what to fix. A
+// kubeconfig that expires asks p for a wake-up in time to refresh it.
+func (r *Reconciler) provision(ctx context.Context, p *pass) ([]byte, error) {
+	hc := p.hc
 	secret := v1.KubeconfigSecretName(hc.Name)
 	if meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionProvisioned) {
-		return r.storedKubeconfig(ctx, hc, secret)
+		return r.storedKubeconfig(ctx, p, secret)
 	}
-	p := hc.Spec.Provisioning
+	spec := hc.Spec.Provisioning
 	prov, creds, err := r.pluginFor(ctx, hc, "")
 	if err != nil {
-		return nil, ctrl.Result{}, r.provisionStalled(hc, err)
+		return nil, r.provisionStalled(hc, err)
 	}
 	if meta.FindStatusCondition(hc.Status.Conditions, v1.ConditionProvisioned) == nil {
-		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, p.Plugin+": starting")
+		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, spec.Plugin+": starting")
 	}
 	st, err := r.follow(ctx, hc, prov, creds, operation{call: "Provision", annotation: OperationAnnotation,
 		start: func(ctx context.Context) (sdk.Operation, error) {
@@ -49,27 +50,26 @@ func (r *Reconciler) provision(ctx context.Context, hc *v1.HostCluster) ([]byte,
 	switch {
 	case errors.As(err, &waiting) && waiting.Reason == v1.ReasonWaiting:
 		hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionFalse, v1.ReasonInProgress, waiting.Message)
-		return nil, ctrl.Result{}, err
+		return nil, err
 	case err != nil:
-		return nil, ctrl.Result{}, r.provisionStalled(hc, err)
+		return nil, r.provisionStalled(hc, err)
 	case st.State == sdk.Failed:
-		return nil, ctrl.Result{}, r.provisionFailed(ctx, hc, st)
+		return nil, r.provisionFailed(ctx, hc, st)
 	}
 	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: hc.Annotations[OperationAnnotation], Credentials: creds})
 	if err != nil {
-		return nil, ctrl.Result{}, r.provisionStalled(hc, r.callError(operation{}, p.Plugin, "Kubeconfig", err))
+		return nil, r.provisionStalled(hc, r.callError(operation{}, spec.Plugin, "Kubeconfig", err))
 	}
 	if err := r.storeKubeconfig(ctx, hc, secret, &kc); err != nil {
-		return nil, ctrl.Result{}, err
+		return nil, err
 	}
 	hc.Status.KubeconfigSecret = secret
-	hc.Status.Message = p.Plugin + ": cluster created; kubeconfig stored in " + secret
+	hc.Status.Message = spec.Plugin + ": cluster created; kubeconfig stored in " + secret
 	hc.SetCondition(v1.ConditionProvisioned, metav1.ConditionTrue, v1.ReasonProvisioned, hc.Status.Message)
-	var res ctrl.Result
 	if !kc.ExpiresAt.IsZero() {
-		res.RequeueAfter = r.refreshIn(kc.ExpiresAt)
+		p.wake.In(r.refreshIn(kc.ExpiresAt))
 	}
-	return kc.Data, res, nil
+	return kc.Data, nil
 }
 
 // provisionStalled turns a refusal of the plugin operation helper into the

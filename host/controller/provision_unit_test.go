@@ -109,7 +109,7 @@ func TestProvisionStep(t *testing.T) {
 				provErr = errors.New(`no provider plugin "testcloud"`)
 			}
 			r := &Reconciler{Client: cl, Providers: provisioners{&p, provErr}, Credentials: stubCredentials{c.creds}, PollInterval: 10 * time.Second}
-			kc, _, err := r.provision(ctx, hc)
+			kc, err := r.provision(ctx, &pass{hc: hc})
 			step.Report(hc, err, r.PollInterval, time.Now())
 			t.Logf("%s: %s", v1.DerivePhase(hc), hc.Status.Message)
 			if got := kind(err); got != c.want || v1.DerivePhase(hc) != c.phase {
@@ -145,12 +145,12 @@ func TestRetryableFailuresStopAtTheCap(t *testing.T) {
 	p := provisioner{status: sdk.OperationStatus{State: sdk.Failed, Message: "throttled", ErrorClass: sdk.Retryable}}
 	r := &Reconciler{Client: cl, Providers: provisioners{&p, nil}, Credentials: stubCredentials{}, PollInterval: time.Second}
 	for i := 1; i <= maxAutoRetries; i++ {
-		_, _, err := r.provision(ctx, hc)
+		_, err := r.provision(ctx, &pass{hc: hc})
 		if kind(err) != "waiting:"+v1.ReasonRetrying || hc.Annotations[OperationAnnotation] != "" {
 			t.Fatalf("failure %d: %s, operation %q; want an automatic retry with the operation forgotten", i, kind(err), hc.Annotations[OperationAnnotation])
 		}
 	}
-	_, _, err := r.provision(ctx, hc)
+	_, err := r.provision(ctx, &pass{hc: hc})
 	step.Report(hc, err, r.PollInterval, time.Now())
 	if kind(err) != "stalled:"+v1.ReasonProvisioningFailed || v1.DerivePhase(hc) != v1.PhaseFailed ||
 		!strings.Contains(hc.Status.Message, "after 3 automatic retries") {

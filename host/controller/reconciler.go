@@ -98,80 +98,27 @@ type Reconciler struct {
 
 // Reconcile fetches the HostCluster, defers the one status write (before
 // the deletion branch, so a disconnect's progress is written there too),
-// handles deletion, then runs the steps of its mode. The phase is derived
+// handles deletion, then runs the steps (runSteps). The phase is derived
 // from the conditions the steps recorded, in the deferred block only; the
-// steps' timed wake-ups are collected in the reconcile's scope.
+// steps' timed wake-ups are collected in the pass.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	hc := &v1.HostCluster{}
 	if err := r.Get(ctx, req.NamespacedName, hc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	s := &scope{}
-	before := hc.DeepCopy()
-	defer func() { res, err = r.summarize(ctx, s, before, hc, err) }()
+	p := &pass{hc: hc, before: hc.DeepCopy()}
+	defer func() { res, err = r.summarize(ctx, p, err) }()
 	if !hc.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.finalize(ctx, s, hc)
+		return ctrl.Result{}, r.finalize(ctx, p)
 	}
 	if !controllerutil.ContainsFinalizer(hc, Finalizer) {
 		controllerutil.AddFinalizer(hc, Finalizer)
 		if err := r.Update(ctx, hc); err != nil {
 			return ctrl.Result{}, err
 		}
-		*before = *hc.DeepCopy()
+		*p.before = *hc.DeepCopy()
 	}
-	return ctrl.Result{}, r.reconcileSteps(ctx, s, hc, before)
-}
-
-// reconcileSteps runs the steps of a HostCluster that is not being
-// deleted: a requested teardown, else reaching the cluster (access or
-// provisioning), a day-2 update, the shared pipeline and the inventory.
-func (r *Reconciler) reconcileSteps(ctx context.Context, s *scope, hc, before *v1.HostCluster) error {
-	if req := hc.Annotations[v1.TeardownAnnotation]; req != "" {
-		s.requeue(r.report(ctx, hc, r.teardown(ctx, hc, req)))
-		return nil
-	}
-	if v1.Stalled(hc) {
-		retried, err := r.retry(ctx, hc)
-		switch {
-		case err != nil:
-			return err
-		case retried:
-		case hc.Status.ObservedGeneration == hc.Generation:
-			return nil // terminal until the spec changes or a retry is asked for
-		default:
-			hc.Status.Conditions = nil // a new spec starts over
-		}
-	}
-	kubeconfig, res, err := r.reachCluster(ctx, hc)
-	s.requeue(res.RequeueAfter)
-	if err != nil || kubeconfig == nil {
-		s.requeue(r.report(ctx, hc, err))
-		return nil
-	}
-	if err := r.update(ctx, hc); err != nil {
-		s.requeue(r.report(ctx, hc, err))
-		return nil
-	}
-	if ares, ok := r.announcePipeline(ctx, hc, before); !ok {
-		s.requeue(ares.RequeueAfter)
-		return nil
-	}
-	s.requeue(r.report(ctx, hc, r.runPipeline(ctx, hc, kubeconfig)))
-	s.requeue(r.inventory(ctx, hc, before, kubeconfig).RequeueAfter)
-	return nil
-}
-
-// scope is what one reconcile collects for its end: the soonest of the
-// timed wake-ups its steps asked for.
-type scope struct {
-	after time.Duration
-}
-
-// requeue asks to be reconciled again within after (0: no wish).
-func (s *scope) requeue(after time.Duration) {
-	if after > 0 && (s.after == 0 || after < s.after) {
-		s.after = after
-	}
+	return ctrl.Result{}, r.runSteps(ctx, p)
 }
 
 // summarize is the deferred end of every reconcile and the only writer of
@@ -179,14 +126,16 @@ func (s *scope) requeue(after time.Duration) {
 // writes the status (patchStatus), and, once a teardown recorded its cloud
 // side gone, deletes the HostCluster. A HostCluster whose finalizer was
 // just removed is gone: nothing is written.
-func (r *Reconciler) summarize(ctx context.Context, s *scope, before, hc *v1.HostCluster, err error) (ctrl.Result, error) {
+func (r *Reconciler) summarize(ctx context.Context, p *pass, err error) (ctrl.Result, error) {
+	hc, before := p.hc, p.before
 	if !hc.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(hc, Finalizer) {
 		return ctrl.Result{}, err
 	}
 	hc.Status.ObservedGeneration = hc.Generation // before the phase: this status is for this generation
 	r.observe(ctx, hc, before.Status.Phase)
-	res, err := r.patchStatus(ctx, before, hc, ctrl.Result{RequeueAfter: s.after}, err)
-	if err != nil || res.RequeueAfter != s.after || !hc.DeletionTimestamp.IsZero() ||
+	after := p.wake.After()
+	res, err := r.patchStatus(ctx, before, hc, ctrl.Result{RequeueAfter: after}, err)
+	if err != nil || res.RequeueAfter != after || !hc.DeletionTimestamp.IsZero() ||
 		!meta.IsStatusConditionTrue(hc.Status.Conditions, v1.ConditionTornDown) {
 		return res, err
 	}
@@ -244,16 +193,6 @@ func (r *Reconciler) report(ctx context.Context, hc *v1.HostCluster, err error) 
 		ctrl.LoggerFrom(ctx).Info("step error; retrying", "error", err.Error(), "after", after)
 	}
 	return after
-}
-
-// reachCluster validates access (connect) or provisions (provision_*) and
-// returns the cluster's kubeconfig once it has one.
-func (r *Reconciler) reachCluster(ctx context.Context, hc *v1.HostCluster) ([]byte, ctrl.Result, error) {
-	if hc.Spec.Mode == v1.ModeConnectExisting {
-		kubeconfig, err := r.validateAccess(ctx, hc)
-		return kubeconfig, ctrl.Result{}, err
-	}
-	return r.provision(ctx, hc)
 }
 
 // runPipeline runs the shared steps; Ready is recorded here, every other

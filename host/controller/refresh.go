@@ -21,36 +21,39 @@ const defaultRefreshBefore = 4 * time.Minute
 
 // storedKubeconfig reads a provisioned cluster's kubeconfig Secret and, when
 // its credential expires within RefreshBefore, asks the provider for a fresh
-// one and stores it. The result asks for a requeue in time for the next
-// refresh, so the kubeconfig never lapses while the cluster is managed.
-func (r *Reconciler) storedKubeconfig(ctx context.Context, hc *v1.HostCluster, name string) ([]byte, ctrl.Result, error) {
+// one and stores it. It asks p for a wake-up in time for the next refresh,
+// so the kubeconfig never lapses while the cluster is managed.
+func (r *Reconciler) storedKubeconfig(ctx context.Context, p *pass, name string) ([]byte, error) {
+	hc := p.hc
 	var s corev1.Secret
 	if err := r.Get(ctx, client.ObjectKey{Namespace: hc.Namespace, Name: name}, &s); err != nil {
-		return nil, ctrl.Result{}, fmt.Errorf("kubeconfig Secret %s: %w", name, err)
+		return nil, fmt.Errorf("kubeconfig Secret %s: %w", name, err)
 	}
 	data := s.Data[v1.KubeconfigSecretKey]
 	raw, ok := s.Annotations[v1.KubeconfigExpiresAnnotation]
 	if !ok {
-		return data, ctrl.Result{}, nil
+		return data, nil
 	}
 	expires, err := time.Parse(time.RFC3339, raw)
 	if err == nil && time.Until(expires) > r.RefreshBefore {
-		return data, ctrl.Result{RequeueAfter: r.refreshIn(expires)}, nil
+		p.wake.In(r.refreshIn(expires))
+		return data, nil
 	}
 	kc, err := r.refreshKubeconfig(ctx, hc)
 	if err != nil {
 		if time.Now().Before(expires) { // the old credential still works; the refresh is retried
 			ctrl.LoggerFrom(ctx).Info("kubeconfig refresh failed; the current one still works", "error", err.Error(), "expiresAt", expires)
-			return data, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+			p.wake.In(r.PollInterval)
+			return data, nil
 		}
-		return nil, ctrl.Result{}, err
+		return nil, err
 	}
 	if err := r.storeKubeconfig(ctx, hc, name, kc); err != nil {
-		return nil, ctrl.Result{}, err
+		return nil, err
 	}
-	log := ctrl.LoggerFrom(ctx)
-	log.V(1).Info("kubeconfig refreshed", "expiresAt", kc.ExpiresAt)
-	return kc.Data, ctrl.Result{RequeueAfter: r.refreshIn(kc.ExpiresAt)}, nil
+	ctrl.LoggerFrom(ctx).V(1).Info("kubeconfig refreshed", "expiresAt", kc.ExpiresAt)
+	p.wake.In(r.refreshIn(kc.ExpiresAt))
+	return kc.Data, nil
 }
 
 // refreshIn is when to come back to refresh a credential expiring at t; at
@@ -61,20 +64,18 @@ func (r *Reconciler) refreshIn(t time.Time) time.Duration {
 }
 
 // refreshKubeconfig calls the provider's Kubeconfig for the cluster's
-// operation. A provider that cannot answer now is a step.Retry on
-// PollInterval; the phase is left alone.
+// operation, with the plugin and credential the operation helper resolves
+// (pluginFor). Any failure is a step.Retry on PollInterval, a refusal too:
+// the cluster was made, and a credential put back or a plugin reinstalled
+// lets the next try succeed; the phase is left alone.
 func (r *Reconciler) refreshKubeconfig(ctx context.Context, hc *v1.HostCluster) (*sdk.Kubeconfig, error) {
-	p := hc.Spec.Provisioning
+	plugin := hc.Spec.Provisioning.Plugin
 	retry := func(err error) error {
-		return step.Retry(r.PollInterval, "%s: refreshing the expired kubeconfig failed: %v", p.Plugin, err)
+		return step.Retry(r.PollInterval, "%s: refreshing the expired kubeconfig failed: %v", plugin, err)
 	}
-	prov, err := r.Providers.Provider(p.Plugin)
+	prov, creds, err := r.pluginFor(ctx, hc, "")
 	if err != nil {
 		return nil, retry(err)
-	}
-	creds, err := r.Credentials.Resolve(ctx, p.CredentialRef)
-	if err != nil {
-		return nil, retry(fmt.Errorf("cloud credential %s: %w", p.CredentialRef, err))
 	}
 	kc, err := prov.Kubeconfig(ctx, sdk.KubeconfigRequest{OperationID: hc.Annotations[OperationAnnotation], Credentials: creds})
 	if err != nil {

@@ -1,9 +1,11 @@
 // Package step is the vocabulary every HostCluster step reports in, after
 // Flux's Waiting and Stalling errors: a step returns nil when it is done,
 // a *Waiting when it waits or hit a transient error (retried after a
-// delay), a *Stalled when the user must act, or any other error, which is
-// transient too. Report turns that into status in one place, so every
-// message says what is retried and when, or what to fix.
+// delay), a *Stalled when the user must act, Done when the reconcile has
+// nothing more to do this time, or any other error, which is transient
+// too. Report turns that into status in one place, so every message says
+// what is retried and when, or what to fix. Later collects the timed
+// wake-ups a reconcile's steps ask for: the only way a step schedules one.
 package step
 
 import (
@@ -40,6 +42,24 @@ type Stalled struct {
 
 func (e *Stalled) Error() string { return e.Message }
 
+// Done ends a reconcile's steps with nothing more to do this time: the
+// steps after it do not run, and Report records nothing.
+var Done = errors.New("nothing more to do in this reconcile")
+
+// Later is the soonest of the timed wake-ups one reconcile's steps asked
+// for; the zero value asks for none.
+type Later struct{ after time.Duration }
+
+// In asks to run again within after (0 or less: no wish).
+func (l *Later) In(after time.Duration) {
+	if after > 0 && (l.after == 0 || after < l.after) {
+		l.after = after
+	}
+}
+
+// After is the soonest wake-up asked for (0: none).
+func (l *Later) After() time.Duration { return l.after }
+
 // Wait reports progress awaited: checked again after after (0: the poll
 // interval).
 func Wait(after time.Duration, format string, args ...any) error {
@@ -59,10 +79,10 @@ func Stall(reason, format string, args ...any) error {
 
 // Report records what a step's err says on hc (status.message, the Ready
 // and Stalled conditions) and returns when to run again (0: not until
-// something changes). A nil err records nothing. now is the time the
+// something changes). A nil err, or Done, records nothing. now is the time the
 // message's retry time is counted from.
 func Report(hc *v1.HostCluster, err error, poll time.Duration, now time.Time) time.Duration {
-	if err == nil {
+	if err == nil || errors.Is(err, Done) {
 		return 0
 	}
 	var stalled *Stalled

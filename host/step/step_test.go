@@ -2,6 +2,7 @@ package step
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,23 @@ func TestReport(t *testing.T) {
 				t.Errorf("phase %s, want %s", v1.DerivePhase(hc), want)
 			}
 		})
+	}
+}
+
+// Done records nothing and asks for no wake-up; Later keeps the soonest
+// wake-up asked for and ignores "no wish".
+func TestDoneRecordsNothingAndLaterKeepsTheSoonest(t *testing.T) {
+	hc := &v1.HostCluster{}
+	hc.Status.Message = "as it was"
+	if after := Report(hc, fmt.Errorf("teardown finished: %w", Done), time.Second, time.Now()); after != 0 ||
+		hc.Status.Message != "as it was" || len(hc.Status.Conditions) != 0 {
+		t.Errorf("Report(Done) = %s, message %q, conditions %v; want nothing recorded", after, hc.Status.Message, hc.Status.Conditions)
+	}
+	var l Later
+	for _, d := range []time.Duration{0, 3 * time.Minute, -time.Second, 10 * time.Second, time.Minute} {
+		l.In(d)
+	}
+	if l.After() != 10*time.Second {
+		t.Errorf("Later.After() = %s, want the soonest, 10s", l.After())
 	}
 }
