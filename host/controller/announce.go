@@ -17,7 +17,7 @@ import (
 // cluster was reached. The phase comes from the conditions as everywhere
 // (BootstrappingFlux here); before becomes what was written, so the
 // deferred write and its event start from there. When the HostCluster
-// changed since it was read, the steps end (step.Done) and the newer
+// changed since it was read, the steps end (step.ErrDone) and the newer
 // version is reconciled instead.
 func (r *Reconciler) announceStep(ctx context.Context, p *pass) error {
 	hc, before := p.hc, p.before
@@ -41,7 +41,7 @@ func (r *Reconciler) announceStep(ctx context.Context, p *pass) error {
 			ctrl.LoggerFrom(ctx).Info("status not written before the pipeline; retrying", "error", err.Error())
 		}
 		p.wake.In(max(res.RequeueAfter, r.PollInterval))
-		return step.Done
+		return step.ErrDone
 	}
 	*before = *hc.DeepCopy()
 	return nil

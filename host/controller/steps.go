@@ -22,7 +22,7 @@ type pass struct {
 
 // stepFunc is one step of a reconcile. The reconcile runs its steps in
 // order, as Flux's reconcile funcs and Cluster API's machine reconcile
-// funcs run theirs: a step returns nil to let the next one run, step.Done
+// funcs run theirs: a step returns nil to let the next one run, step.ErrDone
 // when there is nothing more to do this time, or the step vocabulary's
 // error (step.Wait, step.Retry, step.Stall, any other error), which report
 // records on the HostCluster and which ends the steps there. A step that
@@ -74,7 +74,7 @@ func (r *Reconciler) teardownStep(ctx context.Context, p *pass) error {
 	if err := r.teardown(ctx, p.hc, req); err != nil {
 		return err
 	}
-	return step.Done
+	return step.ErrDone
 }
 
 // retryStep takes up a retry of a Failed cluster. A Failed cluster with
@@ -91,7 +91,7 @@ func (r *Reconciler) retryStep(ctx context.Context, p *pass) error {
 		return &unrecorded{err}
 	case retried:
 	case hc.Status.ObservedGeneration == hc.Generation:
-		return step.Done
+		return step.ErrDone
 	default:
 		hc.Status.Conditions = nil
 	}
@@ -108,7 +108,7 @@ func (r *Reconciler) reachStep(ctx context.Context, p *pass) error {
 		p.kubeconfig, err = r.provision(ctx, p)
 	}
 	if err == nil && p.kubeconfig == nil {
-		return step.Done
+		return step.ErrDone
 	}
 	return err
 }

@@ -1,7 +1,7 @@
 // Package step is the vocabulary every HostCluster step reports in, after
 // Flux's Waiting and Stalling errors: a step returns nil when it is done,
 // a *Waiting when it waits or hit a transient error (retried after a
-// delay), a *Stalled when the user must act, Done when the reconcile has
+// delay), a *Stalled when the user must act, ErrDone when the reconcile has
 // nothing more to do this time, or any other error, which is transient
 // too. Report turns that into status in one place, so every message says
 // what is retried and when, or what to fix. Later collects the timed
@@ -42,9 +42,9 @@ type Stalled struct {
 
 func (e *Stalled) Error() string { return e.Message }
 
-// Done ends a reconcile's steps with nothing more to do this time: the
+// ErrDone ends a reconcile's steps with nothing more to do this time: the
 // steps after it do not run, and Report records nothing.
-var Done = errors.New("nothing more to do in this reconcile")
+var ErrDone = errors.New("nothing more to do in this reconcile")
 
 // Later is the soonest of the timed wake-ups one reconcile's steps asked
 // for; the zero value asks for none.
@@ -79,10 +79,10 @@ func Stall(reason, format string, args ...any) error {
 
 // Report records what a step's err says on hc (status.message, the Ready
 // and Stalled conditions) and returns when to run again (0: not until
-// something changes). A nil err, or Done, records nothing. now is the time the
+// something changes). A nil err, or ErrDone, records nothing. now is the time the
 // message's retry time is counted from.
 func Report(hc *v1.HostCluster, err error, poll time.Duration, now time.Time) time.Duration {
-	if err == nil || errors.Is(err, Done) {
+	if err == nil || errors.Is(err, ErrDone) {
 		return 0
 	}
 	var stalled *Stalled

@@ -66,14 +66,14 @@ func TestReport(t *testing.T) {
 	}
 }
 
-// Done records nothing and asks for no wake-up; Later keeps the soonest
+// ErrDone records nothing and asks for no wake-up; Later keeps the soonest
 // wake-up asked for and ignores "no wish".
 func TestDoneRecordsNothingAndLaterKeepsTheSoonest(t *testing.T) {
 	hc := &v1.HostCluster{}
 	hc.Status.Message = "as it was"
-	if after := Report(hc, fmt.Errorf("teardown finished: %w", Done), time.Second, time.Now()); after != 0 ||
+	if after := Report(hc, fmt.Errorf("teardown finished: %w", ErrDone), time.Second, time.Now()); after != 0 ||
 		hc.Status.Message != "as it was" || len(hc.Status.Conditions) != 0 {
-		t.Errorf("Report(Done) = %s, message %q, conditions %v; want nothing recorded", after, hc.Status.Message, hc.Status.Conditions)
+		t.Errorf("Report(ErrDone) = %s, message %q, conditions %v; want nothing recorded", after, hc.Status.Message, hc.Status.Conditions)
 	}
 	var l Later
 	for _, d := range []time.Duration{0, 3 * time.Minute, -time.Second, 10 * time.Second, time.Minute} {
