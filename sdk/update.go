@@ -131,10 +131,40 @@ func SameVersion(want, have string) bool {
 }
 
 func upgradesText(ups []Upgrade, from string) string {
-	for _, u := range ups {
-		if SameVersion(u.From, from) && len(u.To) > 0 {
-			return strings.Join(u.To, ", ")
-		}
+	if to := UpgradeTargets(Info{Upgrades: ups}, from); len(to) > 0 {
+		return strings.Join(to, ", ")
 	}
 	return "no upgrade from " + from
+}
+
+// UpgradeTargets are the versions info's upgrade paths offer a cluster at
+// version from (none when from is unknown), as CheckUpgrade accepts them.
+func UpgradeTargets(info Info, from string) []string {
+	if from == "" {
+		return nil
+	}
+	for _, u := range info.Upgrades {
+		if SameVersion(u.From, from) && len(u.To) > 0 {
+			return u.To
+		}
+	}
+	return nil
+}
+
+// NodeCountBounds are the node counts CheckNodeCount accepts: the bounds
+// of info's NodeCountInput field, else at least 1 (max 0: no upper bound).
+func NodeCountBounds(info Info) (lo, hi int) {
+	lo = 1
+	for _, f := range info.Schema {
+		if f.Name != info.NodeCountInput {
+			continue
+		}
+		if f.Min != nil {
+			lo = int(*f.Min)
+		}
+		if f.Max != nil {
+			hi = int(*f.Max)
+		}
+	}
+	return lo, hi
 }

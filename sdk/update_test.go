@@ -85,3 +85,25 @@ func TestCheckNodeCountUsesTheInputsBounds(t *testing.T) {
 		t.Errorf("a provider without %q: %v, want Unimplemented", CapScale, err)
 	}
 }
+
+// The bounds and targets the API offers are the ones the checks accept.
+func TestBoundsAndTargetsAreWhatTheChecksAccept(t *testing.T) {
+	info := Info{Name: "p", Capabilities: []Capability{CapScale, CapUpgrade}, NodeCountInput: "n",
+		Schema:   []InputField{{Name: "n", Type: Int, Min: Bound(2), Max: Bound(5)}},
+		Upgrades: []Upgrade{{From: "1.36", To: []string{"1.37"}}}}
+	lo, hi := NodeCountBounds(info)
+	if lo != 2 || hi != 5 || CheckNodeCount(info, lo) != nil || CheckNodeCount(info, hi) != nil ||
+		CheckNodeCount(info, lo-1) == nil || CheckNodeCount(info, hi+1) == nil {
+		t.Errorf("NodeCountBounds = %d..%d, not the counts CheckNodeCount takes", lo, hi)
+	}
+	if lo, hi := NodeCountBounds(Info{}); lo != 1 || hi != 0 {
+		t.Errorf("NodeCountBounds without a node-count input = %d..%d, want 1 and no maximum", lo, hi)
+	}
+	to := UpgradeTargets(info, "v1.36.4")
+	if len(to) != 1 || CheckUpgrade(info, "v1.36.4", to[0]) != nil {
+		t.Errorf("UpgradeTargets(1.36.4) = %v, not what CheckUpgrade takes", to)
+	}
+	if to := UpgradeTargets(info, ""); to != nil {
+		t.Errorf("UpgradeTargets of an unknown version = %v, want none", to)
+	}
+}

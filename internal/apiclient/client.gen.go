@@ -791,31 +791,41 @@ type Cluster struct {
 	Actions *struct {
 		AdminKubeconfig struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"adminKubeconfig"`
 		Disconnect struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"disconnect"`
 		Kubeconfig struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"kubeconfig"`
 		Retry struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"retry"`
 		Scale struct {
 			Allowed bool    `json:"allowed"`
+			Max     *int    `json:"max,omitempty"`
+			Min     int     `json:"min"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"scale"`
 		Teardown struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"teardown"`
 		Upgrade struct {
-			Allowed bool    `json:"allowed"`
-			Reason  *string `json:"reason,omitempty"`
+			Allowed bool     `json:"allowed"`
+			Offered bool     `json:"offered"`
+			Reason  *string  `json:"reason,omitempty"`
+			Targets []string `json:"targets"`
 		} `json:"upgrade"`
 	} `json:"actions,omitempty"`
 	Badge             ClusterBadge  `json:"badge"`
@@ -867,31 +877,41 @@ type ClusterDetail struct {
 	Actions *struct {
 		AdminKubeconfig struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"adminKubeconfig"`
 		Disconnect struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"disconnect"`
 		Kubeconfig struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"kubeconfig"`
 		Retry struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"retry"`
 		Scale struct {
 			Allowed bool    `json:"allowed"`
+			Max     *int    `json:"max,omitempty"`
+			Min     int     `json:"min"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"scale"`
 		Teardown struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"teardown"`
 		Upgrade struct {
-			Allowed bool    `json:"allowed"`
-			Reason  *string `json:"reason,omitempty"`
+			Allowed bool     `json:"allowed"`
+			Offered bool     `json:"offered"`
+			Reason  *string  `json:"reason,omitempty"`
+			Targets []string `json:"targets"`
 		} `json:"upgrade"`
 	} `json:"actions,omitempty"`
 	Badge             ClusterDetailBadge  `json:"badge"`
@@ -958,14 +978,17 @@ type ClusterList struct {
 	Onboarding     struct {
 		Connect struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"connect"`
 		Provision struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"provision"`
 		RegisterSelf struct {
 			Allowed bool    `json:"allowed"`
+			Offered bool    `json:"offered"`
 			Reason  *string `json:"reason,omitempty"`
 		} `json:"registerSelf"`
 		ServerOnly bool `json:"serverOnly"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -14,6 +15,29 @@ import (
 type action struct {
 	Allowed bool   `json:"allowed"`
 	Reason  string `json:"reason,omitempty"`
+	// Offered is false when the caller can never ask it of this cluster
+	// (their role, how the cluster came, what its plugin can do): the
+	// dashboard leaves it out rather than showing it disabled.
+	Offered bool `json:"offered"`
+}
+
+// scaleAction is the scale action with the node counts the plugin takes.
+type scaleAction struct {
+	Allowed bool   `json:"allowed"`
+	Reason  string `json:"reason,omitempty"`
+	Offered bool   `json:"offered"`
+	// Min and Max bound the node count (Max 0: no upper bound).
+	Min int `json:"min"`
+	Max int `json:"max,omitempty"`
+}
+
+// upgradeAction is the upgrade action with the versions the plugin offers
+// from the cluster's version.
+type upgradeAction struct {
+	Allowed bool     `json:"allowed"`
+	Reason  string   `json:"reason,omitempty"`
+	Offered bool     `json:"offered"`
+	Targets []string `json:"targets"`
 }
 
 // clusterActions are the cluster's actions for the caller, decided by the
@@ -23,13 +47,13 @@ type action struct {
 // plugin may still refuse a scale or upgrade its Info does not declare
 // (409 with its reason).
 type clusterActions struct {
-	Scale           action `json:"scale"`
-	Upgrade         action `json:"upgrade"`
-	Retry           action `json:"retry"`
-	Teardown        action `json:"teardown"`
-	Disconnect      action `json:"disconnect"`
-	Kubeconfig      action `json:"kubeconfig"`
-	AdminKubeconfig action `json:"adminKubeconfig"`
+	Scale           scaleAction   `json:"scale"`
+	Upgrade         upgradeAction `json:"upgrade"`
+	Retry           action        `json:"retry"`
+	Teardown        action        `json:"teardown"`
+	Disconnect      action        `json:"disconnect"`
+	Kubeconfig      action        `json:"kubeconfig"`
+	AdminKubeconfig action        `json:"adminKubeconfig"`
 }
 
 // The roles the routes of the actions need, read from the route table at
@@ -53,17 +77,10 @@ func init() {
 	}
 }
 
-// actionsFor is what a caller of role may ask of row now.
-func actionsFor(row *store.Cluster, role Role) clusterActions {
+// actionsFor is what a caller of role may ask of row now; plug is what the
+// cluster's plugin declares (plug.info nil: unknown, with why).
+func actionsFor(row *store.Cluster, role Role, plug pluginInfo) clusterActions {
 	phase := v1alpha1.Phase(row.Status)
-	first := func(reasons ...string) action {
-		for _, r := range reasons {
-			if r != "" {
-				return action{Reason: r}
-			}
-		}
-		return action{Allowed: true}
-	}
 	needs := func(need Role) string {
 		if role.AtLeast(need) {
 			return ""
@@ -80,7 +97,6 @@ func actionsFor(row *store.Cluster, role Role) clusterActions {
 	if !provisioned(row) || row.Plugin == "" {
 		changeable = "KubeOpera did not provision it: change it where it was made"
 	}
-	update := first(needs(roleToUpdate), changeable, refusal(hostclusters.UpdateRefusal(phase)))
 	selfRegistered := ""
 	if row.Source == store.SourceSelfRegistered {
 		selfRegistered = "it registered itself: fix it where it runs"
@@ -93,13 +109,52 @@ func actionsFor(row *store.Cluster, role Role) clusterActions {
 	if _, refused := disconnectEffect(row); refused != nil && row.Source != store.SourceSelfRegistered {
 		disconnect = refused.Detail
 	}
-	return clusterActions{
-		Scale:           update,
-		Upgrade:         update,
-		Retry:           first(needs(roleToRetry), selfRegistered, refusal(hostclusters.RetryRefusal(phase))),
-		Teardown:        first(needs(roleToTeardown), destroyable, refusal(hostclusters.TeardownRefusal(phase))),
-		Disconnect:      first(needs(roleToDisconnect), disconnect),
-		Kubeconfig:      first(needs(roleToKubeconfig)),
-		AdminKubeconfig: first(needs(PlatformAdmin)),
+	now := refusal(hostclusters.UpdateRefusal(phase))
+	scale := decide([]string{needs(roleToUpdate), changeable, plug.lacks(sdk.CapScale, "scale a cluster")}, []string{plug.missing, now})
+	lo, hi := 1, 0
+	if plug.info != nil {
+		lo, hi = sdk.NodeCountBounds(*plug.info)
 	}
+	upgrade := decide([]string{needs(roleToUpdate), changeable, plug.lacks(sdk.CapUpgrade, "upgrade a cluster")}, []string{plug.missing, now})
+	var targets []string
+	if plug.info != nil {
+		targets = sdk.UpgradeTargets(*plug.info, row.KubernetesVersion)
+		if upgrade.Allowed && len(targets) == 0 {
+			upgrade = action{Offered: true, Reason: noUpgradeFrom(row)}
+		}
+	}
+	return clusterActions{
+		Scale:   scaleAction{Allowed: scale.Allowed, Reason: scale.Reason, Offered: scale.Offered, Min: lo, Max: hi},
+		Upgrade: upgradeAction{Allowed: upgrade.Allowed, Reason: upgrade.Reason, Offered: upgrade.Offered, Targets: append([]string{}, targets...)},
+		Retry:   decide([]string{needs(roleToRetry), selfRegistered}, []string{refusal(hostclusters.RetryRefusal(phase))}),
+		Teardown: decide([]string{needs(roleToTeardown), destroyable, plug.lacks(sdk.CapDestroy, "destroy a cluster")},
+			[]string{refusal(hostclusters.TeardownRefusal(phase))}),
+		Disconnect:      decide([]string{needs(roleToDisconnect)}, []string{disconnect}),
+		Kubeconfig:      decide([]string{needs(roleToKubeconfig)}, nil),
+		AdminKubeconfig: decide([]string{needs(PlatformAdmin)}, nil),
+	}
+}
+
+// decide is an action from the reasons it is never offered (never) and
+// the reasons it is not allowed now (notNow); the first reason given is
+// the one said.
+func decide(never, notNow []string) action {
+	for _, r := range never {
+		if r != "" {
+			return action{Reason: r}
+		}
+	}
+	for _, r := range notNow {
+		if r != "" {
+			return action{Offered: true, Reason: r}
+		}
+	}
+	return action{Allowed: true, Offered: true}
+}
+
+func noUpgradeFrom(row *store.Cluster) string {
+	if row.KubernetesVersion == "" {
+		return "its Kubernetes version is not known yet"
+	}
+	return fmt.Sprintf("its provider plugin offers no upgrade from %s", row.KubernetesVersion)
 }

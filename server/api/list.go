@@ -93,13 +93,14 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	plugins := s.pluginInfos(c.UserContext(), rows)
 	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: page.HostRegistered, Onboarding: ob}
 	for _, r := range rows {
 		// The stored phase matched; a live one merged since may not.
 		if f.Status == "" || r.Status == f.Status {
 			v := view(r)
 			v.Role = roleOn(r.Team)
-			a := actionsFor(&r, v.Role)
+			a := actionsFor(&r, v.Role, plugins[r.Plugin])
 			v.Actions = &a
 			out.Items = append(out.Items, v)
 		}

@@ -944,31 +944,41 @@ export interface components {
             actions?: {
                 adminKubeconfig: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 disconnect: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 kubeconfig: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 retry: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 scale: {
                     allowed: boolean;
+                    max?: number;
+                    min: number;
+                    offered: boolean;
                     reason?: string;
                 };
                 teardown: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 upgrade: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
+                    targets: string[];
                 };
             };
             /** @enum {string} */
@@ -1011,31 +1021,41 @@ export interface components {
             actions?: {
                 adminKubeconfig: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 disconnect: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 kubeconfig: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 retry: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 scale: {
                     allowed: boolean;
+                    max?: number;
+                    min: number;
+                    offered: boolean;
                     reason?: string;
                 };
                 teardown: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 upgrade: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
+                    targets: string[];
                 };
             };
             /** @enum {string} */
@@ -1092,14 +1112,17 @@ export interface components {
             onboarding: {
                 connect: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 provision: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 registerSelf: {
                     allowed: boolean;
+                    offered: boolean;
                     reason?: string;
                 };
                 serverOnly: boolean;

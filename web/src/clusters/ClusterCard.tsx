@@ -1,17 +1,15 @@
 import { memo } from 'react';
 import { Link } from 'react-router';
 import type { Cluster } from '../api/client';
-import { clusterPermits } from '../teams/roles';
 import { NodeList } from './NodeList';
 import { HealthBadge, StatusBadge } from './StatusBadge';
-import { isProvisioned, sourceLabel } from './labels';
+import { sourceLabel } from './labels';
 import { useCluster, useHealth } from './queries';
 
 type Props = {
   cluster: Cluster;
   /** Fetch the health badge (a request per card: small lists only). */
   withHealth: boolean;
-  canTeardown: boolean;
   onDisconnect: (c: Cluster) => void;
   onTeardown: (c: Cluster) => void;
 };
@@ -28,10 +26,12 @@ function Health({ id }: { id: string }) {
   return q.data?.score !== undefined ? <HealthBadge score={q.data.score} badge={q.data.badge} /> : null;
 }
 
-export const ClusterCard = memo(function ClusterCard({ cluster: c, withHealth, canTeardown, onDisconnect, onTeardown }: Props) {
+export const ClusterCard = memo(function ClusterCard({ cluster: c, withHealth, onDisconnect, onTeardown }: Props) {
   const live = c.badge === 'green';
-  // Disconnect and teardown need admin on the cluster's team.
-  const { lifecycle } = clusterPermits(c.role);
+  // Disconnect and Tear down where the server's actions offer them (admin
+  // on the cluster's team; tear down for a cluster a plugin made and can
+  // destroy), disabled with the reason where not allowed now.
+  const a = c.actions;
   return (
     <article className="card cluster-card" aria-labelledby={`cluster-${c.id}`} data-testid="cluster-card">
       <header className="card-head">
@@ -52,12 +52,14 @@ export const ClusterCard = memo(function ClusterCard({ cluster: c, withHealth, c
       </dl>
       {c.message && <p className="message" data-testid="cluster-message">{c.message}</p>}
       {c.source === 'self_registered' && <SelfNodes id={c.id!} />}
-      {lifecycle && (
+      {a && (a.disconnect.offered || a.teardown.offered) && (
         <footer className="card-actions">
-          <button type="button" disabled={!c.actions?.disconnect.allowed} title={c.actions?.disconnect.reason}
-            onClick={() => onDisconnect(c)}>Disconnect</button>
-          {canTeardown && isProvisioned(c.source) && (
-            <button type="button" className="danger" disabled={!c.actions?.teardown.allowed} title={c.actions?.teardown.reason}
+          {a.disconnect.offered && (
+            <button type="button" disabled={!a.disconnect.allowed} title={a.disconnect.reason}
+              onClick={() => onDisconnect(c)}>Disconnect</button>
+          )}
+          {a.teardown.offered && (
+            <button type="button" className="danger" disabled={!a.teardown.allowed} title={a.teardown.reason}
               onClick={() => onTeardown(c)}>Tear down</button>
           )}
         </footer>

@@ -9,7 +9,7 @@ import { ClusterCard } from './ClusterCard';
 import { ClusterFilterBar, hasFilters } from './ClusterFilterBar';
 import { DisconnectDialog, TeardownDialog } from './DisconnectDialog';
 import { GetStarted } from './GetStarted';
-import { CLUSTERS_PAGE_SIZE, type ClusterFilters, useCanTeardown, useClusterPage } from './queries';
+import { CLUSTERS_PAGE_SIZE, type ClusterFilters, useClusterPage } from './queries';
 
 /** Beyond this many cards, health scores are on each cluster's page only. */
 const HEALTH_BADGES_UP_TO = 50;
@@ -40,7 +40,6 @@ export function ClustersPage() {
   }, [setParams]);
   const { mayMake } = useTeamsToMakeIn();
   const teams = useTeams().data?.items.map((t) => t.name) ?? [];
-  const canTeardown = useCanTeardown();
   const [wizard, setWizard] = useState<'' | 'new' | 'host'>('');
   const [disconnecting, setDisconnecting] = useState<Cluster | null>(null);
   const [tearingDown, setTearingDown] = useState<Cluster | null>(null);
@@ -69,7 +68,7 @@ export function ClustersPage() {
             <p className="muted" aria-live="polite" data-testid="cluster-count">{countText(items.length, cursors.length, Boolean(next))} · refreshes every few seconds</p>
             <div className="cards">
               {items.map((c) => (
-                <ClusterCard key={c.id} cluster={c} canTeardown={canTeardown} withHealth={items.length <= HEALTH_BADGES_UP_TO}
+                <ClusterCard key={c.id} cluster={c} withHealth={items.length <= HEALTH_BADGES_UP_TO}
                   onDisconnect={onDisconnect} onTeardown={onTeardown} />
               ))}
             </div>

@@ -1,9 +1,7 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { Cluster } from '../api/client';
-import { clusterPermits } from '../teams/roles';
 import { TeardownDialog } from './DisconnectDialog';
-import { useDayTwo } from './dayTwo';
 import { RetryAction } from './RetryAction';
 import { ScaleDialog } from './ScaleDialog';
 import { UpgradeDialog } from './UpgradeDialog';
@@ -11,45 +9,39 @@ import { UpgradeDialog } from './UpgradeDialog';
 type Open = 'scale' | 'upgrade' | 'teardown' | null;
 
 /**
- * Scale, Upgrade and Tear down on the cluster page, where the plugin
- * supports them and the caller's role on the cluster allows them
- * (operator: scale, upgrade, retry; admin: tear down), and Retry where the
- * server's actions allow it. Whether each may be asked now (the phase) is
- * the server's `actions`, with its reason shown on a disabled button.
+ * Scale, Upgrade, Tear down and Retry on the cluster page, as the server's
+ * `actions` say: each is shown where it is offered (the caller's role, how
+ * the cluster came and what its plugin can do), enabled where it is
+ * allowed now, with the reason on a disabled one. Nothing is decided here.
  */
 export function DayTwoActions({ cluster: c }: { cluster: Cluster }) {
-  const permits = clusterPermits(c.role);
-  const plugin = useDayTwo(c);
-  const can = {
-    scale: permits.dayTwo && plugin.scale,
-    upgrade: permits.dayTwo && plugin.upgrade,
-    destroy: permits.lifecycle && plugin.destroy,
-    upgradeTargets: plugin.upgradeTargets,
-  };
   const navigate = useNavigate();
   const [open, setOpen] = useState<Open>(null);
-  const actions = c.actions;
-  const retry = actions?.retry.allowed ?? false;
-  if (!(can.scale || can.upgrade || can.destroy || retry)) return null;
-  const ready = c.status === 'Ready';
+  const a = c.actions;
+  if (!a || !(a.scale.offered || a.upgrade.offered || a.teardown.offered || a.retry.allowed)) return null;
+  const changing = a.scale.offered || a.upgrade.offered;
   const close = () => setOpen(null);
   return (
     <section className="panel" aria-labelledby="changes-title">
       <h2 id="changes-title">Changes</h2>
       {c.status === 'Updating' ? (
         <p role="status" data-testid="change-progress"><strong>Updating:</strong> {c.message || 'the provider plugin is changing the cluster.'}</p>
-      ) : !ready && (can.scale || can.upgrade) && <p className="muted">Scale and upgrade are offered once the cluster is Ready (it is {c.status}).</p>}
-      {retry && <RetryAction cluster={c} />}
+      ) : changing && !a.scale.allowed && !a.upgrade.allowed && (
+        <p className="muted" data-testid="change-refusal">Scale and upgrade are not possible now: {a.scale.reason || a.upgrade.reason}.</p>
+      )}
+      {a.retry.allowed && <RetryAction cluster={c} />}
       <div className="card-actions">
-        {can.scale && <button type="button" disabled={!ready} onClick={() => setOpen('scale')}>Scale</button>}
-        {can.upgrade && <button type="button" disabled={!ready} onClick={() => setOpen('upgrade')}>Upgrade</button>}
-        {can.destroy && (
-          <button type="button" className="danger" disabled={!actions?.teardown.allowed} title={actions?.teardown.reason}
+        {a.scale.offered && <button type="button" disabled={!a.scale.allowed} title={a.scale.reason} onClick={() => setOpen('scale')}>Scale</button>}
+        {a.upgrade.offered && (
+          <button type="button" disabled={!a.upgrade.allowed} title={a.upgrade.reason} onClick={() => setOpen('upgrade')}>Upgrade</button>
+        )}
+        {a.teardown.offered && (
+          <button type="button" className="danger" disabled={!a.teardown.allowed} title={a.teardown.reason}
             onClick={() => setOpen('teardown')}>Tear down</button>
         )}
       </div>
-      {open === 'scale' && <ScaleDialog cluster={c} onClose={close} />}
-      {open === 'upgrade' && <UpgradeDialog cluster={c} targets={can.upgradeTargets} onClose={close} />}
+      {open === 'scale' && <ScaleDialog cluster={c} min={a.scale.min} max={a.scale.max} onClose={close} />}
+      {open === 'upgrade' && <UpgradeDialog cluster={c} targets={a.upgrade.targets} onClose={close} />}
       {open === 'teardown' && <TeardownDialog cluster={c} onClose={close} onDone={() => navigate('/clusters')} />}
     </section>
   );

@@ -2,7 +2,6 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, type Cluster } from '../api/client';
 import { Dialog } from '../ui/Dialog';
-import { useDayTwo } from './dayTwo';
 import { clusterKeys, useCluster } from './queries';
 
 /**
@@ -18,7 +17,6 @@ export function DisconnectDialog({ cluster, onClose, onTeardown }: { cluster: Cl
     onSuccess: () => { qc.invalidateQueries({ queryKey: clusterKeys.all }); onClose(); },
   });
   const notice = useCluster(cluster.id, false).data?.disconnectNotice;
-  const can = useDayTwo(cluster);
   const self = cluster.source === 'self_registered';
   return (
     <Dialog title={`Disconnect ${cluster.name}?`} onClose={onClose}>
@@ -35,7 +33,7 @@ export function DisconnectDialog({ cluster, onClose, onTeardown }: { cluster: Cl
       </div>
       <footer className="dialog-foot">
         <button type="button" onClick={onClose}>Cancel</button>
-        {can.destroy && onTeardown && <button type="button" className="danger" onClick={onTeardown}>Tear down instead</button>}
+        {cluster.actions?.teardown.offered && onTeardown && <button type="button" className="danger" onClick={onTeardown}>Tear down instead</button>}
         <button type="button" className="danger" disabled={m.isPending} onClick={() => m.mutate()}>
           {m.isPending ? 'Disconnecting…' : 'Disconnect'}
         </button>

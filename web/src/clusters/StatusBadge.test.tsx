@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { clusterBadgeValues } from '../api/schema';
 import { HealthBadge, healthColour, StatusBadge } from './StatusBadge';
-import { isProvisioned, sourceLabel, sources } from './labels';
+import { sourceLabel, sources } from './labels';
 
 describe('StatusBadge', () => {
   it('shows the colour the API gives, whatever the phase (TearingDown is amber)', () => {
@@ -35,9 +35,5 @@ describe('source labels', () => {
   it('shows an unknown source as given, and none as a dash', () => {
     expect(sourceLabel('from_mars')).toBe('from_mars');
     expect(sourceLabel(undefined)).toBe('—');
-  });
-
-  it('counts every provisioned source as provisioned, and only those', () => {
-    expect(sources.filter(isProvisioned)).toEqual(['provisioned_vanilla', 'provisioned_eks', 'provisioned']);
   });
 });

@@ -17,7 +17,3 @@ export const sources = clusterSourceValues;
 export function sourceLabel(source?: string): string {
   return (source && sourceLabels[source as Source]) || source || '—';
 }
-
-export function isProvisioned(source?: string): boolean {
-  return source === 'provisioned_vanilla' || source === 'provisioned_eks' || source === 'provisioned';
-}

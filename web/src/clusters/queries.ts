@@ -37,8 +37,3 @@ export function useHealth(id: string, enabled: boolean) {
   return useQuery({ queryKey: clusterKeys.health(id), queryFn: () => api.health(id), enabled, refetchInterval: 30000, retry: false });
 }
 
-/** Whether the server offers teardown (the API lists it once it has it). */
-export function useCanTeardown() {
-  const q = useQuery({ queryKey: ['openapi'], queryFn: api.openapi, staleTime: Infinity });
-  return Boolean(q.data?.paths?.['/api/v1/clusters/{id}/teardown']);
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { memberRoleValues, userRoleValues } from '../api/schema';
-import { allows, chosenTeam, clusterPermits, teamsToMakeIn } from './roles';
+import { memberRoleValues } from '../api/schema';
+import { allows, chosenTeam, teamsToMakeIn } from './roles';
 
 describe('allows', () => {
   it('ranks the team roles as the document lists them, platform-admin above all', () => {
@@ -18,20 +18,6 @@ describe('allows', () => {
   });
 });
 
-describe('clusterPermits', () => {
-  it.each([
-    ['viewer', false, false],
-    ['operator', true, false],
-    ['admin', true, true],
-    ['platform-admin', true, true],
-    [undefined, false, false],
-  ])('a cluster whose role is %s: day 2 %s, disconnect/teardown %s', (role, dayTwo, lifecycle) => {
-    expect(clusterPermits(role)).toEqual({ dayTwo, lifecycle });
-  });
-  it('gives a global role other than platform-admin no action by itself', () => {
-    for (const r of userRoleValues.filter((r) => r !== 'platform-admin')) expect(clusterPermits(r).dayTwo).toBe(false);
-  });
-});
 
 describe('teamsToMakeIn', () => {
   const teams = [

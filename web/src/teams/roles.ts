@@ -22,11 +22,6 @@ export function allows(role: string | undefined, need: Access): boolean {
   return have >= 0 && have >= ranked.indexOf(need);
 }
 
-/** The actions on one cluster its `role` allows: day 2 (scale, upgrade, retry) and lifecycle (disconnect, teardown). */
-export function clusterPermits(role: string | undefined): { dayTwo: boolean; lifecycle: boolean } {
-  return { dayTwo: allows(role, 'operator'), lifecycle: allows(role, 'admin') };
-}
-
 /**
  * The teams a caller may make clusters and credentials in: every team for
  * a platform admin, else those where they are admin; in the order listed.
