@@ -36,7 +36,8 @@ type postgres struct {
 	port int
 	cred *syscall.Credential // the postgres user when run as root: initdb refuses root
 	cmd  *exec.Cmd
-	done chan error
+	// exited is closed once the postmaster has exited and been reaped.
+	exited chan struct{}
 }
 
 // startPostgres makes a cluster in a new directory and starts it.
@@ -118,14 +119,19 @@ func (p *postgres) start(ctx context.Context) error {
 		if err := cmd.Start(); err != nil {
 			return false, err
 		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		if last = p.await(ctx, done); last != nil {
+		// Closed, not sent on: await and kill both wait for the exit, and a
+		// value taken by one would leave the other waiting for ever (a
+		// postmaster refusing the data directory exits at once; await saw
+		// it, and the kill after it hung a 30-round run in round 28).
+		exited := make(chan struct{})
+		var waitErr error
+		go func() { waitErr = cmd.Wait(); close(exited) }()
+		if last = p.await(ctx, exited, &waitErr); last != nil {
 			_ = cmd.Process.Kill()
-			<-done
+			<-exited
 			return false, nil
 		}
-		p.cmd, p.done = cmd, done
+		p.cmd, p.exited = cmd, exited
 		return true, nil
 	})
 	if err != nil {
@@ -135,13 +141,13 @@ func (p *postgres) start(ctx context.Context) error {
 }
 
 // await waits until the server accepts queries or exits.
-func (p *postgres) await(ctx context.Context, exited <-chan error) error {
+func (p *postgres) await(ctx context.Context, exited <-chan struct{}, waitErr *error) error {
 	db := p.open("postgres")
 	defer db.Close()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		select {
-		case err := <-exited:
-			return fmt.Errorf("postgres exited: %v", err)
+		case <-exited:
+			return fmt.Errorf("postgres exited: %v", *waitErr)
 		case <-time.After(200 * time.Millisecond):
 		}
 		if db.PingContext(ctx) == nil {
@@ -157,7 +163,7 @@ func (p *postgres) kill() {
 		return
 	}
 	_ = p.cmd.Process.Kill()
-	<-p.done
+	<-p.exited
 	p.cmd = nil
 }
 
