@@ -115,3 +115,49 @@ func TestPluginUpgradesInPlace(t *testing.T) {
 		t.Errorf("the host did not log the upgrade:\n%s", logs.String())
 	}
 }
+
+// A plugin installed under a new name while the host runs is loaded
+// without a restart: listed, served and logged; a new file that cannot
+// start is listed as skipped with its reason and not retried until it
+// changes; the plugins already running are not disturbed.
+func TestNewPluginIsLoadedWithoutARestart(t *testing.T) {
+	dir := pluginDir(t, "fixture")
+	h, logs := openHost(t, plugin.Options{Dir: dir, RescanInterval: 50 * time.Millisecond})
+	before := h.Plugins()[0].PID
+	if _, err := h.Provider("aws-eks"); err == nil {
+		t.Fatal("aws-eks is served before it is installed")
+	}
+	installByRename(t, built.plugins["aws-eks"], filepath.Join(dir, "kubeopera-provider-aws-eks"))
+	waitUntil(t, "the new plugin is listed", func() bool { return len(h.Plugins()) == 2 })
+	p, err := h.Provider("aws-eks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := p.GetInfo(ctxTimeout(t, 10*time.Second)); err != nil || info.Name != "aws-eks" {
+		t.Fatalf("GetInfo of the new plugin = %+v, %v", info, err)
+	}
+	if pid := h.Plugins()[1].PID; h.Plugins()[0].Name != "aws-eks" && pid != before {
+		t.Errorf("the plugin that was running restarted (pid %d, was %d)", pid, before)
+	}
+	if !strings.Contains(logs.String(), "new provider loaded") {
+		t.Errorf("the host did not log the new plugin:\n%s", logs.String())
+	}
+
+	installByRename(t, built.plugins["future"], filepath.Join(dir, "kubeopera-provider-future"))
+	var refused plugin.Skipped
+	waitUntil(t, "the new file that cannot start is listed as skipped", func() bool {
+		for _, s := range h.Skipped() {
+			if filepath.Base(s.Path) == "kubeopera-provider-future" {
+				refused = s
+			}
+		}
+		return refused.Path != ""
+	})
+	if refused.Reason != plugin.ProtocolMismatch {
+		t.Errorf("the new file that speaks another protocol is skipped as %+v, want %s", refused, plugin.ProtocolMismatch)
+	}
+	time.Sleep(300 * time.Millisecond) // six rescans
+	if n := strings.Count(logs.String(), "new provider not loaded"); n != 1 {
+		t.Errorf("the refused file was tried %d times in six rescans, want once until it changes", n)
+	}
+}

@@ -66,7 +66,8 @@ func (c Candidate) ShortChecksum() string {
 // discover lists dir. Files named kubeopera-provider-<name> that are
 // regular and executable become candidates, sorted by name, with the stamp
 // of what is there now (Open hashes them while they start:
-// hashAndLaunch); everything else that is a file is reported as skipped.
+// hashAndLaunch); everything else that is a file is reported as skipped,
+// but hidden files (a name starting with a dot), which are left alone.
 // It fails only when dir cannot be read.
 func discover(dir string) ([]Candidate, []Skipped, error) {
 	entries, err := os.ReadDir(dir)
@@ -76,6 +77,9 @@ func discover(dir string) ([]Candidate, []Skipped, error) {
 	var cands []Candidate
 	var skipped []Skipped
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue // hidden: e.g. a plugin being installed by rename, under its temporary name
+		}
 		path := filepath.Join(dir, e.Name())
 		info, err := os.Stat(path) // follows symlinks, as exec does
 		if err != nil || info.IsDir() {

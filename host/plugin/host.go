@@ -84,11 +84,18 @@ func (o *Options) defaults() {
 
 // Host runs the provider plugins of one directory.
 type Host struct {
-	opts    Options
-	insts   map[string]*instance
-	skipped []Skipped
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	opts Options
+	// mu guards insts and the skipped files: the rescan adds plugins
+	// installed after the start (newplugins.go).
+	mu    sync.RWMutex
+	insts map[string]*instance
+	// notPlugins are the files of the last scan that are no plugin; failed
+	// are the plugin files that did not start, by path, with the file they
+	// were (tried again once it changes).
+	notPlugins []Skipped
+	failed     map[string]failedStart
+	stop       chan struct{}
+	wg         sync.WaitGroup
 }
 
 // Plugin describes a loaded plugin.
@@ -119,7 +126,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{opts: opts, insts: map[string]*instance{}, skipped: skipped, stop: make(chan struct{})}
+	h := &Host{opts: opts, insts: map[string]*instance{}, notPlugins: skipped, failed: map[string]failedStart{}, stop: make(chan struct{})}
 	started := make([]*process, len(cands))
 	errs := make([]error, len(cands))
 	var wg sync.WaitGroup
@@ -132,15 +139,8 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	}
 	wg.Wait()
 	for i, c := range cands {
-		if se, ok := errs[i].(*StartError); ok {
-			h.skipped = append(h.skipped, Skipped{Path: c.Path, Reason: se.Reason, Detail: se.Detail})
-			continue
-		}
-		inst := &instance{host: h, name: c.Name, cand: c, log: opts.Logger.Named(c.Name)}
-		inst.adopt(started[i])
-		h.insts[c.Name] = inst
+		h.add(c, started[i], errs[i])
 	}
-	sort.Slice(h.skipped, func(i, j int) bool { return h.skipped[i].Path < h.skipped[j].Path })
 	h.wg.Add(1)
 	go h.healthLoop(context.WithoutCancel(ctx)) // ctx bounds the start only
 	return h, nil
@@ -148,21 +148,45 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 
 // Plugins lists the loaded plugins by name.
 func (h *Host) Plugins() []Plugin {
-	out := make([]Plugin, 0, len(h.insts))
-	for _, inst := range h.insts {
+	insts := h.instances()
+	out := make([]Plugin, 0, len(insts))
+	for _, inst := range insts {
 		out = append(out, inst.describe())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// Skipped lists the files in the plugin directory that were not loaded.
-func (h *Host) Skipped() []Skipped { return h.skipped }
+// Skipped lists the files in the plugin directory that were not loaded,
+// by path.
+func (h *Host) Skipped() []Skipped {
+	h.mu.RLock()
+	out := append([]Skipped{}, h.notPlugins...)
+	for _, f := range h.failed {
+		out = append(out, f.skipped)
+	}
+	h.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// instances are the loaded plugins' instances, in no order.
+func (h *Host) instances() []*instance {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make([]*instance, 0, len(h.insts))
+	for _, inst := range h.insts {
+		out = append(out, inst)
+	}
+	return out
+}
 
 // Provider returns the supervised provider called name. Calls through it get
 // the host's deadline, and a plugin that crashed is restarted.
 func (h *Host) Provider(name string) (*Supervised, error) {
+	h.mu.RLock()
 	inst, ok := h.insts[name]
+	h.mu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("no provider plugin %q in %s (see 'kubeopera plugins list')", name, h.opts.Dir)
 	}
@@ -178,14 +202,15 @@ func (h *Host) Close() {
 	}
 	close(h.stop)
 	h.wg.Wait()
-	for _, inst := range h.insts {
+	for _, inst := range h.instances() {
 		inst.close()
 	}
 }
 
 // healthLoop pings every running plugin (one that does not answer is
-// killed, and its watcher restarts it like any crashed plugin) and loads a
-// new file installed over a plugin (upgrade.go).
+// killed, and its watcher restarts it like any crashed plugin), loads a
+// new file installed over a plugin (upgrade.go) and a plugin installed
+// under a new name (newplugins.go).
 func (h *Host) healthLoop(ctx context.Context) {
 	defer h.wg.Done()
 	t := time.NewTicker(h.opts.HealthInterval)
@@ -199,13 +224,14 @@ func (h *Host) healthLoop(ctx context.Context) {
 		case <-h.stop:
 			return
 		case <-t.C:
-			for _, inst := range h.insts {
+			for _, inst := range h.instances() {
 				inst.healthCheck()
 			}
 		case <-rescan.C:
-			for _, inst := range h.insts {
+			for _, inst := range h.instances() {
 				inst.checkUpgrade(ctx)
 			}
+			h.loadNew(ctx)
 		}
 	}
 }
