@@ -99,6 +99,37 @@ export type ClusterQuery = NonNullable<paths['/api/v1/clusters']['get']['paramet
 /** A page of GET /audit: filters, limit, and the next value of the previous page. */
 export type AuditQuery = NonNullable<paths['/api/v1/audit']['get']['parameters']['query']>;
 
+// Every call names a path and method of the document (paths, generated
+// from the server's /openapi.json), and its parameters, body and answer
+// are the document's types for them: a URL, a parameter or a body the
+// document does not have fails the type check (tsc, in the build), so the
+// client cannot drift from the API.
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type Path = keyof paths;
+/** The methods the document has for path P. */
+type MethodOf<P extends Path> = { [M in Method]: paths[P][M] extends undefined ? never : M }[Method];
+type Op<P extends Path, M extends Method> = NonNullable<paths[P][M]>;
+type JSONOf<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+/** The JSON of the operation's success answer (200, 201 or 202; none for 204). */
+type Answer<O> = O extends { responses: infer R }
+  ? 200 extends keyof R ? JSONOf<R[200]> : 201 extends keyof R ? JSONOf<R[201]> : 202 extends keyof R ? JSONOf<R[202]> : undefined
+  : never;
+type Params<O> = O extends { parameters: infer Pa } ? Pa : never;
+type ReqBody<O> = O extends { requestBody?: infer RB } ? NonNullable<RB> : never;
+type JSONBody<O> = ReqBody<O> extends { content: { 'application/json': infer B } } ? B : never;
+type BodyPart<O> = [ReqBody<O>] extends [never] ? { body?: never }
+  : O extends { requestBody: unknown } ? { body: JSONBody<O> } : { body?: JSONBody<O> };
+/** What a call of operation O sends: its path and query parameters and its JSON body, where it has them. */
+type Args<O> = (Params<O> extends { path: infer PP } ? { path: PP } : { path?: never }) &
+  (Params<O> extends { query?: infer Q } ? { query?: Q } : { query?: never }) & BodyPart<O>;
+
+/** Calls the operation at method and path of the document. */
+export function call<P extends Path, M extends MethodOf<P>>(method: M, path: P, args: Args<Op<P, M>>): Promise<Answer<Op<P, M>>> {
+  const a = args as { path?: Record<string, string>; query?: Record<string, string | number | undefined>; body?: unknown };
+  const url = (path as string).replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(a.path?.[name] ?? ''));
+  return request(method.toUpperCase(), url + queryString(a.query ?? {}), a.body);
+}
+
 /** "?a=1&b=2" of the parameters that are set, or "". */
 function queryString(q: Record<string, string | number | undefined>): string {
   const p = new URLSearchParams();
@@ -107,47 +138,45 @@ function queryString(q: Record<string, string | number | undefined>): string {
   return s ? `?${s}` : '';
 }
 
+const none = {};
+
 export const api = {
-  session: () => request<Session>('GET', '/api/v1/session'),
-  signIn: (username: string, password: string) => request<Session>('POST', '/api/v1/session', { username, password }),
-  signOut: () => request<void>('DELETE', '/api/v1/session'),
+  session: () => call('get', '/api/v1/session', none),
+  signIn: (username: string, password: string) => call('post', '/api/v1/session', { body: { username, password } }),
+  signOut: () => call('delete', '/api/v1/session', none),
   changeOwnPassword: (username: string, password: string, newPassword: string) =>
-    request<void>('POST', '/api/v1/session/password', { username, password, newPassword }),
-  signInMethods: () => request<SignInMethods>('GET', '/api/v1/auth/methods'),
-  clusters: (q: ClusterQuery = {}) => request<ClusterList>('GET', `/api/v1/clusters${queryString(q)}`),
-  cluster: (id: string) => request<ClusterDetail>('GET', `/api/v1/clusters/${encodeURIComponent(id)}`),
-  kubeconfig: (id: string) => request<ClusterKubeconfig>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/kubeconfig`),
-  health: (id: string) => request<HealthScore>('GET', `/api/v1/clusters/${encodeURIComponent(id)}/health`),
-  registerSelf: () => request<Cluster>('POST', '/api/v1/clusters/register-self', {}),
-  connect: (r: ConnectRequest) => request<Cluster>('POST', '/api/v1/clusters/connect', r),
-  provision: (r: ProvisionRequest) => request<Cluster>('POST', '/api/v1/clusters/provision', r),
-  disconnect: (id: string) => request<void>('DELETE', `/api/v1/clusters/${encodeURIComponent(id)}`),
-  update: (id: string, r: UpdateClusterRequest) => request<void>('PATCH', `/api/v1/clusters/${encodeURIComponent(id)}`, r),
-  teardown: (id: string, confirmName: string) =>
-    request<void>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/teardown`, { confirmName }),
-  retry: (id: string) => request<LifecycleResponse>('POST', `/api/v1/clusters/${encodeURIComponent(id)}/retry`),
-  overview: () => request<Overview>('GET', '/api/v1/federation/overview'),
-  providers: () => request<S['ProviderList']>('GET', '/api/v1/providers'),
-  estimate: (provider: string, inputs: Record<string, string>) =>
-    request<Estimate>('POST', `/api/v1/providers/${encodeURIComponent(provider)}/estimate`, { inputs }),
-  credentials: () => request<S['CredentialList']>('GET', '/api/v1/credentials'),
-  addCredential: (r: CredentialRequest) => request<Credential>('POST', '/api/v1/credentials', r),
-  deleteCredential: (id: string) => request<void>('DELETE', `/api/v1/credentials/${encodeURIComponent(id)}`),
-  users: () => request<S['UserList']>('GET', '/api/v1/users'),
-  createUser: (r: UserCreateRequest) => request<CreatedUser>('POST', '/api/v1/users', r),
-  disableUser: (id: string) => request<User>('POST', `/api/v1/users/${encodeURIComponent(id)}/disable`),
-  enableUser: (id: string) => request<User>('POST', `/api/v1/users/${encodeURIComponent(id)}/enable`),
-  deleteUser: (id: string) => request<void>('DELETE', `/api/v1/users/${encodeURIComponent(id)}`),
-  resetPassword: (id: string) => request<CreatedUser>('POST', `/api/v1/users/${encodeURIComponent(id)}/password-reset`),
-  endSessions: (id: string) => request<AccessEnded>('DELETE', `/api/v1/users/${encodeURIComponent(id)}/sessions`),
-  teams: () => request<S['TeamList']>('GET', '/api/v1/teams'),
-  createTeam: (name: string) => request<Team>('POST', '/api/v1/teams', { name }),
-  deleteTeam: (name: string) => request<void>('DELETE', `/api/v1/teams/${encodeURIComponent(name)}`),
-  members: (team: string) => request<S['MemberList']>('GET', `/api/v1/teams/${encodeURIComponent(team)}/members`),
-  setMember: (team: string, userId: string, role: TeamRole) =>
-    request<Member>('PUT', `/api/v1/teams/${encodeURIComponent(team)}/members/${encodeURIComponent(userId)}`, { role }),
-  removeMember: (team: string, userId: string) =>
-    request<void>('DELETE', `/api/v1/teams/${encodeURIComponent(team)}/members/${encodeURIComponent(userId)}`),
-  audit: (q: AuditQuery = {}) => request<AuditPage>('GET', `/api/v1/audit${queryString(q)}`),
-  openapi: () => request<{ paths?: Record<string, unknown> }>('GET', '/openapi.json'),
+    call('post', '/api/v1/session/password', { body: { username, password, newPassword } }),
+  signInMethods: () => call('get', '/api/v1/auth/methods', none),
+  clusters: (query: ClusterQuery = {}) => call('get', '/api/v1/clusters', { query }),
+  cluster: (id: string) => call('get', '/api/v1/clusters/{id}', { path: { id } }),
+  kubeconfig: (id: string) => call('get', '/api/v1/clusters/{id}/kubeconfig', { path: { id } }),
+  health: (id: string) => call('get', '/api/v1/clusters/{id}/health', { path: { id } }),
+  registerSelf: () => call('post', '/api/v1/clusters/register-self', { body: {} }),
+  connect: (body: ConnectRequest) => call('post', '/api/v1/clusters/connect', { body }),
+  provision: (body: ProvisionRequest) => call('post', '/api/v1/clusters/provision', { body }),
+  disconnect: (id: string) => call('delete', '/api/v1/clusters/{id}', { path: { id } }),
+  update: (id: string, body: UpdateClusterRequest) => call('patch', '/api/v1/clusters/{id}', { path: { id }, body }),
+  teardown: (id: string, confirmName: string) => call('post', '/api/v1/clusters/{id}/teardown', { path: { id }, body: { confirmName } }),
+  retry: (id: string) => call('post', '/api/v1/clusters/{id}/retry', { path: { id } }),
+  overview: () => call('get', '/api/v1/federation/overview', none),
+  providers: () => call('get', '/api/v1/providers', none),
+  estimate: (name: string, inputs: Record<string, string>) => call('post', '/api/v1/providers/{name}/estimate', { path: { name }, body: { inputs } }),
+  credentials: () => call('get', '/api/v1/credentials', none),
+  addCredential: (body: CredentialRequest) => call('post', '/api/v1/credentials', { body }),
+  deleteCredential: (id: string) => call('delete', '/api/v1/credentials/{id}', { path: { id } }),
+  users: () => call('get', '/api/v1/users', none),
+  createUser: (body: UserCreateRequest) => call('post', '/api/v1/users', { body }),
+  disableUser: (id: string) => call('post', '/api/v1/users/{id}/disable', { path: { id } }),
+  enableUser: (id: string) => call('post', '/api/v1/users/{id}/enable', { path: { id } }),
+  deleteUser: (id: string) => call('delete', '/api/v1/users/{id}', { path: { id } }),
+  resetPassword: (id: string) => call('post', '/api/v1/users/{id}/password-reset', { path: { id } }),
+  endSessions: (id: string) => call('delete', '/api/v1/users/{id}/sessions', { path: { id } }),
+  teams: () => call('get', '/api/v1/teams', none),
+  createTeam: (name: string) => call('post', '/api/v1/teams', { body: { name } }),
+  deleteTeam: (name: string) => call('delete', '/api/v1/teams/{name}', { path: { name } }),
+  members: (name: string) => call('get', '/api/v1/teams/{name}/members', { path: { name } }),
+  setMember: (name: string, userId: string, role: TeamRole) =>
+    call('put', '/api/v1/teams/{name}/members/{userId}', { path: { name, userId }, body: { role } }),
+  removeMember: (name: string, userId: string) => call('delete', '/api/v1/teams/{name}/members/{userId}', { path: { name, userId } }),
+  audit: (query: AuditQuery = {}) => call('get', '/api/v1/audit', { query }),
 };
