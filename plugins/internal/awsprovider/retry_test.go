@@ -35,6 +35,7 @@ func TestRetryReplacesExactlyTheWorkerThatFailed(t *testing.T) {
 	v := vanilla{clock: func() time.Time { return now }}
 	op := operation{Action: "apply", ClusterID: "c1", Region: "eu-north-1", ControlPlanes: 1, Workers: 3}
 	aws.SSM.Put("/kubeopera/c1/n0nce/members/0", "String", "ready")
+	aws.SSM.Put("/kubeopera/c1/n0nce/join/worker", "SecureString", "endpoint=10.0.1.10\ntoken=abcdef.0123456789abcdef\n")
 	aws.SSM.Put("/kubeopera/c1/n0nce/workers/i-0ok", "String", "joined")
 	aws.SSM.Put("/kubeopera/c1/n0nce/workers/i-0bad", "String", "failed: kubeadm-join: kubeadm join failed 3 times")
 	aws.ASG.SetGroup("kubeopera-c1-workers", fakeaws.GroupInstance{ID: "i-0ok", State: fakeaws.InService},
@@ -68,6 +69,24 @@ func TestRetryReplacesExactlyTheWorkerThatFailed(t *testing.T) {
 	}
 	if st := settle(again); st == nil || st.State != sdk.Running || !strings.Contains(st.Message, "1 of 3 workers joined") {
 		t.Fatalf("after the retry: %+v; want running again (deadline restarted), 1 of 3 joined", st)
+	}
+	// The retry kept the relay: member 0's marker and the join data the
+	// replacement reads are where they were.
+	for _, name := range []string{"/kubeopera/c1/n0nce/members/0", "/kubeopera/c1/n0nce/join/worker"} {
+		if _, ok := aws.SSM.Get(name); !ok {
+			t.Errorf("the retry removed %s, which the replacement joins with", name)
+		}
+	}
+	// The same retry asked again (the host lost the first answer): the
+	// recorded time restarts the deadline for it too, so it is the same
+	// operation and replaces nothing more.
+	now = now.Add(time.Minute)
+	resumed, err := v.resume(context.Background(), cfg, op, out)
+	if err != nil || resumed.String() != retried.String() {
+		t.Fatalf("Provision asked again after the retry resumes %q (%v), want the retry's %q", resumed.String(), err, retried.String())
+	}
+	if st := settle(resumed); st == nil || st.State != sdk.Running {
+		t.Fatalf("the retry asked again: %+v; want still running, not a second failure to replace", st)
 	}
 	for _, i := range aws.ASG.Group("kubeopera-c1-workers") {
 		if i.ID != "i-0ok" {
