@@ -62,17 +62,19 @@ func (v vanilla) retry(ctx context.Context, cfg aws.Config, op operation, output
 		return op, sdk.FailedPrecondition("no worker InService in %s failed or is missing its bootstrap, so nothing can be replaced: %s",
 			autoScalingGroup(outputs), recreate)
 	}
-	now := v.now().UTC().Truncate(time.Second)
-	// Recorded before anything is replaced: a Provision asked again (the
-	// host lost this answer) must find the restarted deadline rather than
-	// fail the replacements still booting and replace them once more.
-	if err := client.PutText(ctx, retriedUnder(prefix), now.Format(time.RFC3339)); err != nil {
-		return op, fmt.Errorf("retry: record the retry on the relay: %w", err)
-	}
 	for _, id := range replace {
 		if err := awsapi.ReplaceInGroup(ctx, cfg, id); err != nil {
 			return op, fmt.Errorf("retry: %w", err)
 		}
+	}
+	// Recorded once the replacements are on their way, not before: a
+	// Provision asked again (the host lost this answer) must find the
+	// restarted deadline rather than fail the replacements still booting
+	// and replace them once more, but a retry whose termination was
+	// refused must not restart the deadline with nothing replaced.
+	now := v.now().UTC().Truncate(time.Second)
+	if err := client.PutText(ctx, retriedUnder(prefix), now.Format(time.RFC3339)); err != nil {
+		return op, fmt.Errorf("retry: record the retry on the relay: %w", err)
 	}
 	names := make([]string, len(replace))
 	for i, id := range replace {

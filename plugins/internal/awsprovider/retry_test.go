@@ -125,3 +125,47 @@ func TestRetryRefusesAFailedControlPlane(t *testing.T) {
 		t.Errorf("instances replaced: %v, want none", got)
 	}
 }
+
+// A retry whose termination AWS refuses (a policy without
+// autoscaling:TerminateInstanceInAutoScalingGroup) says so and restarts
+// nothing: no retry is recorded and the failed marker stays, so the
+// retry asked again once the policy allows it replaces the worker at once
+// instead of waiting out a deadline restarted with nothing replaced.
+func TestRetryRefusedByAWSRecordsNothing(t *testing.T) {
+	aws := fakeaws.Start(t)
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL_SSM": aws.SSMURL, "AWS_ENDPOINT_URL_AUTO_SCALING": aws.ASGURL,
+		"AWS_EC2_METADATA_DISABLED": "true"} {
+		t.Setenv(k, v)
+	}
+	user := aws.IAM.AddUser("123456789012", "kubeopera")
+	cfg, err := awsapi.Config(context.Background(), sdk.Credentials{"kind": "access_key",
+		"accessKeyId": user.AccessKeyID, "secretAccessKey": user.SecretAccessKey}, "eu-north-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	out := outputs(t, map[string]any{"ssm_prefix": "/kubeopera/c1/n0nce", "bootstrap_started_at": created.Format(time.RFC3339),
+		"worker_autoscaling_group_name": "kubeopera-c1-workers"})
+	v := vanilla{clock: func() time.Time { return created.Add(2 * settleTimeout) }}
+	op := operation{Action: "apply", ClusterID: "c1", Region: "eu-north-1", ControlPlanes: 1, Workers: 1}
+	aws.SSM.Put("/kubeopera/c1/n0nce/members/0", "String", "ready")
+	aws.SSM.Put("/kubeopera/c1/n0nce/workers/i-0bad", "String", "failed: kubeadm-join: kubeadm join failed 3 times")
+	aws.ASG.SetGroup("kubeopera-c1-workers", fakeaws.GroupInstance{ID: "i-0bad", State: fakeaws.InService})
+	aws.IAM.Deny("autoscaling:TerminateInstanceInAutoScalingGroup")
+
+	if _, err := v.retry(context.Background(), cfg, op, out); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Fatalf("retry with the termination refused: %v; want AWS's AccessDenied", err)
+	}
+	if value, ok := aws.SSM.Get("/kubeopera/c1/n0nce/retried"); ok {
+		t.Errorf("a retry that replaced nothing recorded %q", value.Value)
+	}
+	if _, ok := aws.SSM.Get("/kubeopera/c1/n0nce/workers/i-0bad"); !ok {
+		t.Error("a retry that replaced nothing deleted the failed worker's marker")
+	}
+	if resumed, err := v.resume(context.Background(), cfg, op, out); err != nil || !resumed.Started.IsZero() {
+		t.Fatalf("resume after the refused retry: %+v, %v; want no restarted deadline", resumed, err)
+	}
+	if st, err := v.settle(context.Background(), cfg, op, out); err != nil || st == nil || st.State != sdk.Failed {
+		t.Fatalf("after the refused retry: %+v, %v; want still Failed, for the next retry to replace the worker", st, err)
+	}
+}
