@@ -75,8 +75,8 @@ func NewIAM() *IAM {
 
 // Deny makes every key's calls of action (e.g.
 // servicequotas:GetServiceQuota) fail with the service's access-denied
-// error, as a policy without it would. EC2, EKS and Service Quotas
-// honour it.
+// error, as a policy without it would. EC2, EKS, Service Quotas and
+// Auto Scaling honour it.
 func (i *IAM) Deny(action string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()

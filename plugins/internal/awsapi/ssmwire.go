@@ -14,8 +14,8 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// SSM calls the three Parameter Store actions the plugins use
-// (GetParameter, GetParametersByPath, DeleteParameters) over SSM's JSON 1.1
+// SSM calls the Parameter Store actions the plugins use (GetParameter,
+// GetParametersByPath, PutParameter, DeleteParameters) over SSM's JSON 1.1
 // protocol with the SDK's SigV4 signer, as the describe calls do: the SSM
 // service client's generated schemas take about 8 ms of every plugin start.
 // Like the SDK's standard retryer, it makes up to three attempts of a call
@@ -67,6 +67,18 @@ func (c SSM) ParameterNames(ctx context.Context, path, token string) ([]string, 
 		names = append(names, p.Name)
 	}
 	return names, out.NextToken, nil
+}
+
+// PutText stores value as a plain String parameter (Standard tier),
+// replacing one already there.
+func (c SSM) PutText(ctx context.Context, name, value string) error {
+	in := struct {
+		Name      string
+		Value     string
+		Type      string
+		Overwrite bool
+	}{name, value, "String", true}
+	return c.call(ctx, "PutParameter", in, &struct{}{})
 }
 
 // DeleteParameters deletes up to 10 parameters (SSM's limit per call).

@@ -48,6 +48,11 @@ func (eks) retry(_ context.Context, _ aws.Config, op operation, _ map[string]jso
 	return op, nil
 }
 
+// resume: there are no retries to resume from.
+func (eks) resume(_ context.Context, _ aws.Config, op operation, _ map[string]json.RawMessage) (operation, error) {
+	return op, nil
+}
+
 // relay: EKS clusters write nothing outside Terraform's state.
 func (eks) relay(string, map[string]json.RawMessage) string { return "" }
 

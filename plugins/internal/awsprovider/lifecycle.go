@@ -95,6 +95,9 @@ func (p *Provider) retrySettle(ctx context.Context, exec terraform.Executor, cre
 	if err != nil {
 		return op, true, err
 	}
+	if op, err = p.flavour.resume(ctx, cfg, op, outputs); err != nil {
+		return op, true, err
+	}
 	settling, err := p.flavour.settle(ctx, cfg, op, outputs)
 	if err != nil || settling == nil || settling.State != sdk.Failed {
 		return op, true, err // done, or still settling: the same operation

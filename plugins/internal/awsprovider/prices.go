@@ -37,6 +37,8 @@ var prices = priceTable{
 	Source: "AWS on-demand list prices (aws.amazon.com/ec2/pricing/on-demand, /eks/pricing, /vpc/pricing, /elasticloadbalancing/pricing, /ebs/pricing, /kms/pricing)",
 	Regions: map[string]regionPrices{
 		"us-east-1": {
+			// Only t3.medium's is one of docs/aws.md's figures; the
+			// other sizes cannot be proven here (its checklist, row 15).
 			Instances: map[string]float64{
 				"t3.small": 0.0208, "t3.medium": 0.0416, "t3.large": 0.0832, "t3.xlarge": 0.1664, "t3.2xlarge": 0.3328,
 			},

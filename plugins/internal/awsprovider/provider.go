@@ -31,6 +31,9 @@ type flavour interface {
 	// but settle failed: it replaces what failed and returns the
 	// operation to follow, or refuses saying what to do instead.
 	retry(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (operation, error)
+	// resume is op as the last retry left it (its start), for a
+	// Provision asked again after that retry; op itself when none.
+	resume(ctx context.Context, cfg aws.Config, op operation, outputs map[string]json.RawMessage) (operation, error)
 }
 
 // Provider is one AWS provider plugin (Vanilla or EKS): Info and Validate

@@ -58,6 +58,15 @@ output "worker_autoscaling_group_name" {
 	if got := w.aws.ASG.Terminated(); !slices.Equal(got, []string{"i-0bad"}) {
 		t.Fatalf("replaced %v, want exactly i-0bad", got)
 	}
+	// The host asks again before the replacement joined (it lost the
+	// answer, or a status write conflicted): the same operation, nothing
+	// replaced twice.
+	if again := provision(); again != retried {
+		t.Errorf("Provision asked again after the retry answered %q, want the retry's %q", again, retried)
+	}
+	if got := w.aws.ASG.Terminated(); !slices.Equal(got, []string{"i-0bad"}) {
+		t.Fatalf("after Provision was asked again, replaced %v, want still exactly i-0bad", got)
+	}
 	for _, i := range w.aws.ASG.Group("kubeopera-" + id + "-workers") {
 		w.aws.SSM.Put("/kubeopera/"+id+"/workers/"+i.ID, "String", "joined")
 	}

@@ -63,6 +63,9 @@ var variants = map[string]variant{
 	"single_cp0":    {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, patch: "1.36.2", public: "single-public.kubeopera.test"},
 	"single_worker": {role: "worker", waitTimeoutSecond: 300},
 	"nonce_worker":  {role: "worker", waitTimeoutSecond: 300, nonce: "n0nce"},
+	// rotated_worker is a worker of the single_cp0 cluster told another
+	// relay nonce, with a two-second wait.
+	"rotated_worker": {role: "worker", waitTimeoutSecond: 2, nonce: "r0tated"},
 	"single_cp0_135": {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, public: "single-public.kubeopera.test",
 		minor: "1.35"},
 	"single_cp0_137": {role: "control-plane", index: 0, untaint: true, waitTimeoutSecond: 300, public: "single-public.kubeopera.test",

@@ -46,7 +46,7 @@ func TestDocumentedIAMPolicyCoversThePlugins(t *testing.T) {
 		// Validate's preflight (awsprovider.checkWithAWS); ec2:Describe*
 		// covers DescribeInstanceTypes and DescribeInstanceTypeOfferings.
 		// Retry of a worker's failed bootstrap (awsprovider vanilla.retry).
-		"autoscaling:TerminateInstanceInAutoScalingGroup",
+		"autoscaling:TerminateInstanceInAutoScalingGroup", "ssm:PutParameter",
 		"eks:DescribeAddonVersions", "eks:DescribeAddonConfiguration", "servicequotas:GetServiceQuota", "servicequotas:GetAWSDefaultServiceQuota"} {
 		if !strings.Contains(granted, `"`+action+`"`) {
 			t.Errorf("the documented policy does not grant %s", action)
