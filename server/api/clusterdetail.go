@@ -66,7 +66,7 @@ func (s *server) describe(c *fiber.Ctx, row store.Cluster) clusterDetail {
 	d := clusterDetail{clusterView: view(row), Conditions: []hostclusters.Condition{}, Events: []hostclusters.Event{},
 		DisconnectNotice: disconnectNotice(&row)}
 	d.Role = roleHere(c)
-	a := actionsFor(&row, d.Role, s.pluginInfos(c.UserContext(), []store.Cluster{row})[row.Plugin])
+	a := actionsFor(&row, d.Role, s.pluginInfos([]store.Cluster{row})[row.Plugin])
 	d.Actions = &a
 	ctx, done := c.UserContext(), make(chan struct{})
 	go func() {

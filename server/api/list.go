@@ -93,7 +93,7 @@ func (s *server) listClusters(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	plugins := s.pluginInfos(c.UserContext(), rows)
+	plugins := s.pluginInfos(rows)
 	out := clusterList{Items: make([]clusterView, 0, len(rows)), Continue: page.Continue, HostRegistered: page.HostRegistered, Onboarding: ob}
 	for _, r := range rows {
 		// The stored phase matched; a live one merged since may not.

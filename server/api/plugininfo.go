@@ -1,9 +1,7 @@
 package api
 
 import (
-	"context"
 	"fmt"
-	"time"
 
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/store"
@@ -26,39 +24,31 @@ func (p pluginInfo) lacks(c sdk.Capability, what string) string {
 	return fmt.Sprintf("its provider plugin %s cannot %s", p.info.Name, what)
 }
 
-// pluginInfoTimeout bounds how long a list or page waits for a plugin's
-// Info; one that does not answer leaves its clusters' changes not allowed
-// now, with the reason.
-const pluginInfoTimeout = 2 * time.Second
-
-// pluginInfos asks each plugin of rows for its Info once.
-func (s *server) pluginInfos(ctx context.Context, rows []store.Cluster) map[string]pluginInfo {
+// pluginInfos is what each plugin of rows declares, from the Info the
+// plugin host read when it started the plugin (no call to the plugin: a
+// list never waits on one), or why there is none.
+func (s *server) pluginInfos(rows []store.Cluster) map[string]pluginInfo {
+	loaded := map[string]sdk.Info{}
+	if s.providers != nil {
+		for _, p := range s.providers.Plugins() {
+			loaded[p.Name] = p.Info
+		}
+	}
 	out := map[string]pluginInfo{}
 	for _, r := range rows {
 		if r.Plugin == "" || !provisioned(&r) {
 			continue
 		}
-		if _, done := out[r.Plugin]; done {
-			continue
+		if info, ok := loaded[r.Plugin]; ok {
+			out[r.Plugin] = pluginInfo{info: &info}
+		} else {
+			out[r.Plugin] = pluginInfo{missing: fmt.Sprintf("its provider plugin %s is not loaded", r.Plugin)}
 		}
-		out[r.Plugin] = s.pluginInfo(ctx, r.Plugin)
 	}
 	return out
 }
 
-func (s *server) pluginInfo(ctx context.Context, name string) pluginInfo {
-	if s.providers == nil {
-		return pluginInfo{missing: fmt.Sprintf("its provider plugin %s is not loaded", name)}
-	}
-	p, err := s.providers.Provider(name)
-	if err != nil {
-		return pluginInfo{missing: fmt.Sprintf("its provider plugin %s is not loaded", name)}
-	}
-	ctx, cancel := context.WithTimeout(ctx, pluginInfoTimeout)
-	defer cancel()
-	info, err := p.GetInfo(ctx)
-	if err != nil {
-		return pluginInfo{missing: fmt.Sprintf("its provider plugin %s did not answer: %v", name, err)}
-	}
-	return pluginInfo{info: &info}
+// pluginInfo is what the plugin called name declares.
+func (s *server) pluginInfo(name string) pluginInfo {
+	return s.pluginInfos([]store.Cluster{{Plugin: name, Source: store.SourceProvisioned}})[name]
 }

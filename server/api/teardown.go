@@ -48,7 +48,7 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 	if !provisioned(row) {
 		return problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot destroy it: disconnect it instead (DELETE /api/v1/clusters/%s)", row.Name, row.ID)
 	}
-	if why := s.pluginInfo(ctx, row.Plugin).lacks(sdk.CapDestroy, "destroy a cluster"); why != "" {
+	if why := s.pluginInfo(row.Plugin).lacks(sdk.CapDestroy, "destroy a cluster"); why != "" {
 		return problem(http.StatusConflict, "cluster %q cannot be torn down: %s; disconnect it instead and delete its resources in the cloud", row.Name, why)
 	}
 	o, err := s.registry.Teardown(ctx, row.ID)
