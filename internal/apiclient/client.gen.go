@@ -6608,6 +6608,11 @@ type ClientWithResponsesInterface interface {
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
 }
 
+// ListAuditEventsResponse503Headers the declared response headers of an HTTP 503 response for ListAuditEvents
+type ListAuditEventsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListAuditEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6623,6 +6628,8 @@ type ListAuditEventsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAuditEventsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6842,6 +6849,11 @@ func (r StartCLISingleSignOnResponse) ContentType() string {
 	return ""
 }
 
+// ExchangeCLISignInCodeResponse503Headers the declared response headers of an HTTP 503 response for ExchangeCLISignInCode
+type ExchangeCLISignInCodeResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ExchangeCLISignInCodeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6857,6 +6869,8 @@ type ExchangeCLISignInCodeResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExchangeCLISignInCodeResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -6973,6 +6987,11 @@ func (r StartSingleSignOnResponse) ContentType() string {
 	return ""
 }
 
+// ListClustersResponse503Headers the declared response headers of an HTTP 503 response for ListClusters
+type ListClustersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListClustersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6986,6 +7005,8 @@ type ListClustersResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListClustersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7042,6 +7063,11 @@ func (r ListClustersResponse) ContentType() string {
 	return ""
 }
 
+// ConnectClusterResponse503Headers the declared response headers of an HTTP 503 response for ConnectCluster
+type ConnectClusterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ConnectClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7063,6 +7089,8 @@ type ConnectClusterResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ConnectClusterResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -7139,6 +7167,11 @@ func (r ConnectClusterResponse) ContentType() string {
 	return ""
 }
 
+// ProvisionClusterResponse503Headers the declared response headers of an HTTP 503 response for ProvisionCluster
+type ProvisionClusterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ProvisionClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7162,6 +7195,8 @@ type ProvisionClusterResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ProvisionClusterResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -7243,6 +7278,11 @@ func (r ProvisionClusterResponse) ContentType() string {
 	return ""
 }
 
+// RegisterSelfResponse503Headers the declared response headers of an HTTP 503 response for RegisterSelf
+type RegisterSelfResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RegisterSelfResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7266,6 +7306,8 @@ type RegisterSelfResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RegisterSelfResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7347,6 +7389,11 @@ func (r RegisterSelfResponse) ContentType() string {
 	return ""
 }
 
+// DisconnectClusterResponse503Headers the declared response headers of an HTTP 503 response for DisconnectCluster
+type DisconnectClusterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DisconnectClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7366,6 +7413,8 @@ type DisconnectClusterResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DisconnectClusterResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -7437,6 +7486,11 @@ func (r DisconnectClusterResponse) ContentType() string {
 	return ""
 }
 
+// GetClusterResponse503Headers the declared response headers of an HTTP 503 response for GetCluster
+type GetClusterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7450,6 +7504,8 @@ type GetClusterResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetClusterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7506,6 +7562,11 @@ func (r GetClusterResponse) ContentType() string {
 	return ""
 }
 
+// UpdateClusterResponse503Headers the declared response headers of an HTTP 503 response for UpdateCluster
+type UpdateClusterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7531,6 +7592,8 @@ type UpdateClusterResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateClusterResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -7617,6 +7680,11 @@ func (r UpdateClusterResponse) ContentType() string {
 	return ""
 }
 
+// GetClusterHealthResponse503Headers the declared response headers of an HTTP 503 response for GetClusterHealth
+type GetClusterHealthResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetClusterHealthResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7634,6 +7702,8 @@ type GetClusterHealthResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetClusterHealthResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7700,6 +7770,11 @@ func (r GetClusterHealthResponse) ContentType() string {
 	return ""
 }
 
+// GetClusterKubeconfigResponse503Headers the declared response headers of an HTTP 503 response for GetClusterKubeconfig
+type GetClusterKubeconfigResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetClusterKubeconfigResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7721,6 +7796,8 @@ type GetClusterKubeconfigResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetClusterKubeconfigResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7797,6 +7874,11 @@ func (r GetClusterKubeconfigResponse) ContentType() string {
 	return ""
 }
 
+// RetryClusterResponse503Headers the declared response headers of an HTTP 503 response for RetryCluster
+type RetryClusterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RetryClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7816,6 +7898,8 @@ type RetryClusterResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RetryClusterResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -7887,6 +7971,11 @@ func (r RetryClusterResponse) ContentType() string {
 	return ""
 }
 
+// TeardownClusterResponse503Headers the declared response headers of an HTTP 503 response for TeardownCluster
+type TeardownClusterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type TeardownClusterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7910,6 +7999,8 @@ type TeardownClusterResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TeardownClusterResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -7991,6 +8082,11 @@ func (r TeardownClusterResponse) ContentType() string {
 	return ""
 }
 
+// ListCredentialsResponse503Headers the declared response headers of an HTTP 503 response for ListCredentials
+type ListCredentialsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListCredentialsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8002,6 +8098,8 @@ type ListCredentialsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCredentialsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8053,6 +8151,11 @@ func (r ListCredentialsResponse) ContentType() string {
 	return ""
 }
 
+// CreateCredentialResponse503Headers the declared response headers of an HTTP 503 response for CreateCredential
+type CreateCredentialResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8072,6 +8175,8 @@ type CreateCredentialResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCredentialResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8143,6 +8248,11 @@ func (r CreateCredentialResponse) ContentType() string {
 	return ""
 }
 
+// DeleteCredentialResponse503Headers the declared response headers of an HTTP 503 response for DeleteCredential
+type DeleteCredentialResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8158,6 +8268,8 @@ type DeleteCredentialResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteCredentialResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -8219,6 +8331,11 @@ func (r DeleteCredentialResponse) ContentType() string {
 	return ""
 }
 
+// GetCredentialResponse503Headers the declared response headers of an HTTP 503 response for GetCredential
+type GetCredentialResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8234,6 +8351,8 @@ type GetCredentialResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCredentialResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8295,6 +8414,11 @@ func (r GetCredentialResponse) ContentType() string {
 	return ""
 }
 
+// UpdateCredentialResponse503Headers the declared response headers of an HTTP 503 response for UpdateCredential
+type UpdateCredentialResponse503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateCredentialResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8316,6 +8440,8 @@ type UpdateCredentialResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCredentialResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8392,6 +8518,11 @@ func (r UpdateCredentialResponse) ContentType() string {
 	return ""
 }
 
+// GetFederationOverviewResponse503Headers the declared response headers of an HTTP 503 response for GetFederationOverview
+type GetFederationOverviewResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetFederationOverviewResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8405,6 +8536,8 @@ type GetFederationOverviewResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFederationOverviewResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8461,6 +8594,11 @@ func (r GetFederationOverviewResponse) ContentType() string {
 	return ""
 }
 
+// ListProvidersResponse503Headers the declared response headers of an HTTP 503 response for ListProviders
+type ListProvidersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListProvidersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8472,6 +8610,8 @@ type ListProvidersResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListProvidersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8523,6 +8663,11 @@ func (r ListProvidersResponse) ContentType() string {
 	return ""
 }
 
+// EstimateCostResponse503Headers the declared response headers of an HTTP 503 response for EstimateCost
+type EstimateCostResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EstimateCostResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8544,6 +8689,8 @@ type EstimateCostResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EstimateCostResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8620,6 +8767,11 @@ func (r EstimateCostResponse) ContentType() string {
 	return ""
 }
 
+// SignOutResponse503Headers the declared response headers of an HTTP 503 response for SignOut
+type SignOutResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SignOutResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8631,6 +8783,8 @@ type SignOutResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SignOutResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -8682,6 +8836,11 @@ func (r SignOutResponse) ContentType() string {
 	return ""
 }
 
+// GetSessionResponse503Headers the declared response headers of an HTTP 503 response for GetSession
+type GetSessionResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetSessionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8693,6 +8852,8 @@ type GetSessionResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSessionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8744,6 +8905,16 @@ func (r GetSessionResponse) ContentType() string {
 	return ""
 }
 
+// SignInResponse429Headers the declared response headers of an HTTP 429 response for SignIn
+type SignInResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SignInResponse503Headers the declared response headers of an HTTP 503 response for SignIn
+type SignInResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SignInResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8761,6 +8932,10 @@ type SignInResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SignInResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SignInResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8827,6 +9002,16 @@ func (r SignInResponse) ContentType() string {
 	return ""
 }
 
+// ChangeOwnPasswordResponse429Headers the declared response headers of an HTTP 429 response for ChangeOwnPassword
+type ChangeOwnPasswordResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ChangeOwnPasswordResponse503Headers the declared response headers of an HTTP 503 response for ChangeOwnPassword
+type ChangeOwnPasswordResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ChangeOwnPasswordResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8842,6 +9027,10 @@ type ChangeOwnPasswordResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ChangeOwnPasswordResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ChangeOwnPasswordResponse503Headers
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -8903,6 +9092,16 @@ func (r ChangeOwnPasswordResponse) ContentType() string {
 	return ""
 }
 
+// ExchangePasswordForTokenResponse429Headers the declared response headers of an HTTP 429 response for ExchangePasswordForToken
+type ExchangePasswordForTokenResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ExchangePasswordForTokenResponse503Headers the declared response headers of an HTTP 503 response for ExchangePasswordForToken
+type ExchangePasswordForTokenResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ExchangePasswordForTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8920,6 +9119,10 @@ type ExchangePasswordForTokenResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExchangePasswordForTokenResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExchangePasswordForTokenResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8986,6 +9189,11 @@ func (r ExchangePasswordForTokenResponse) ContentType() string {
 	return ""
 }
 
+// GetSetupStatusResponse503Headers the declared response headers of an HTTP 503 response for GetSetupStatus
+type GetSetupStatusResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetSetupStatusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8995,6 +9203,8 @@ type GetSetupStatusResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSetupStatusResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9041,6 +9251,11 @@ func (r GetSetupStatusResponse) ContentType() string {
 	return ""
 }
 
+// CreateFirstAdminResponse503Headers the declared response headers of an HTTP 503 response for CreateFirstAdmin
+type CreateFirstAdminResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateFirstAdminResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9058,6 +9273,8 @@ type CreateFirstAdminResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateFirstAdminResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9124,6 +9341,11 @@ func (r CreateFirstAdminResponse) ContentType() string {
 	return ""
 }
 
+// ListTeamsResponse503Headers the declared response headers of an HTTP 503 response for ListTeams
+type ListTeamsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListTeamsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9135,6 +9357,8 @@ type ListTeamsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTeamsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9186,6 +9410,11 @@ func (r ListTeamsResponse) ContentType() string {
 	return ""
 }
 
+// CreateTeamResponse503Headers the declared response headers of an HTTP 503 response for CreateTeam
+type CreateTeamResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9205,6 +9434,8 @@ type CreateTeamResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTeamResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9276,6 +9507,11 @@ func (r CreateTeamResponse) ContentType() string {
 	return ""
 }
 
+// DeleteTeamResponse503Headers the declared response headers of an HTTP 503 response for DeleteTeam
+type DeleteTeamResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9291,6 +9527,8 @@ type DeleteTeamResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteTeamResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -9352,6 +9590,11 @@ func (r DeleteTeamResponse) ContentType() string {
 	return ""
 }
 
+// ListTeamMembersResponse503Headers the declared response headers of an HTTP 503 response for ListTeamMembers
+type ListTeamMembersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListTeamMembersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9367,6 +9610,8 @@ type ListTeamMembersResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTeamMembersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9428,6 +9673,11 @@ func (r ListTeamMembersResponse) ContentType() string {
 	return ""
 }
 
+// RemoveTeamMemberResponse503Headers the declared response headers of an HTTP 503 response for RemoveTeamMember
+type RemoveTeamMemberResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RemoveTeamMemberResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9441,6 +9691,8 @@ type RemoveTeamMemberResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemoveTeamMemberResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -9497,6 +9749,11 @@ func (r RemoveTeamMemberResponse) ContentType() string {
 	return ""
 }
 
+// SetTeamMemberResponse503Headers the declared response headers of an HTTP 503 response for SetTeamMember
+type SetTeamMemberResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SetTeamMemberResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9516,6 +9773,8 @@ type SetTeamMemberResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetTeamMemberResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9587,6 +9846,11 @@ func (r SetTeamMemberResponse) ContentType() string {
 	return ""
 }
 
+// ListTokensResponse503Headers the declared response headers of an HTTP 503 response for ListTokens
+type ListTokensResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListTokensResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9600,6 +9864,8 @@ type ListTokensResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTokensResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9656,6 +9922,11 @@ func (r ListTokensResponse) ContentType() string {
 	return ""
 }
 
+// CreateTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateToken
+type CreateTokenResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9673,6 +9944,8 @@ type CreateTokenResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTokenResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9739,6 +10012,11 @@ func (r CreateTokenResponse) ContentType() string {
 	return ""
 }
 
+// RevokeTokenResponse503Headers the declared response headers of an HTTP 503 response for RevokeToken
+type RevokeTokenResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9752,6 +10030,8 @@ type RevokeTokenResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeTokenResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -9808,6 +10088,11 @@ func (r RevokeTokenResponse) ContentType() string {
 	return ""
 }
 
+// ListUsersResponse503Headers the declared response headers of an HTTP 503 response for ListUsers
+type ListUsersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListUsersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9821,6 +10106,8 @@ type ListUsersResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListUsersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9877,6 +10164,11 @@ func (r ListUsersResponse) ContentType() string {
 	return ""
 }
 
+// CreateUserResponse503Headers the declared response headers of an HTTP 503 response for CreateUser
+type CreateUserResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9896,6 +10188,8 @@ type CreateUserResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateUserResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9967,6 +10261,11 @@ func (r CreateUserResponse) ContentType() string {
 	return ""
 }
 
+// DeleteUserResponse503Headers the declared response headers of an HTTP 503 response for DeleteUser
+type DeleteUserResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9982,6 +10281,8 @@ type DeleteUserResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteUserResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10043,6 +10344,11 @@ func (r DeleteUserResponse) ContentType() string {
 	return ""
 }
 
+// DisableUserResponse503Headers the declared response headers of an HTTP 503 response for DisableUser
+type DisableUserResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DisableUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10060,6 +10366,8 @@ type DisableUserResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DisableUserResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10126,6 +10434,11 @@ func (r DisableUserResponse) ContentType() string {
 	return ""
 }
 
+// EnableUserResponse503Headers the declared response headers of an HTTP 503 response for EnableUser
+type EnableUserResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EnableUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10141,6 +10454,8 @@ type EnableUserResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnableUserResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10202,6 +10517,11 @@ func (r EnableUserResponse) ContentType() string {
 	return ""
 }
 
+// ResetUserPasswordResponse503Headers the declared response headers of an HTTP 503 response for ResetUserPassword
+type ResetUserPasswordResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ResetUserPasswordResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10217,6 +10537,8 @@ type ResetUserPasswordResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResetUserPasswordResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10278,6 +10600,11 @@ func (r ResetUserPasswordResponse) ContentType() string {
 	return ""
 }
 
+// EndUserSessionsResponse503Headers the declared response headers of an HTTP 503 response for EndUserSessions
+type EndUserSessionsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EndUserSessionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10293,6 +10620,8 @@ type EndUserSessionsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EndUserSessionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10354,6 +10683,11 @@ func (r EndUserSessionsResponse) ContentType() string {
 	return ""
 }
 
+// ListUserTokensResponse503Headers the declared response headers of an HTTP 503 response for ListUserTokens
+type ListUserTokensResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListUserTokensResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10369,6 +10703,8 @@ type ListUserTokensResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListUserTokensResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10430,6 +10766,11 @@ func (r ListUserTokensResponse) ContentType() string {
 	return ""
 }
 
+// RevokeUserTokenResponse503Headers the declared response headers of an HTTP 503 response for RevokeUserToken
+type RevokeUserTokenResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeUserTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10443,6 +10784,8 @@ type RevokeUserTokenResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeUserTokenResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10650,6 +10993,11 @@ func (r GetOpenAPIDocumentResponse) ContentType() string {
 	return ""
 }
 
+// GetReadinessResponse503Headers the declared response headers of an HTTP 503 response for GetReadiness
+type GetReadinessResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetReadinessResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10659,6 +11007,8 @@ type GetReadinessResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetReadinessResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11828,6 +12178,19 @@ func ParseListAuditEventsResponse(rsp *http.Response) (*ListAuditEventsResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListAuditEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12008,6 +12371,19 @@ func ParseExchangeCLISignInCodeResponse(rsp *http.Response) (*ExchangeCLISignInC
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ExchangeCLISignInCodeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12105,6 +12481,19 @@ func ParseListClustersResponse(rsp *http.Response) (*ListClustersResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListClustersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12185,6 +12574,19 @@ func ParseConnectClusterResponse(rsp *http.Response) (*ConnectClusterResponse, e
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ConnectClusterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12276,6 +12678,19 @@ func ParseProvisionClusterResponse(rsp *http.Response) (*ProvisionClusterRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ProvisionClusterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12365,6 +12780,19 @@ func ParseRegisterSelfResponse(rsp *http.Response) (*RegisterSelfResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RegisterSelfResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12443,6 +12871,19 @@ func ParseDisconnectClusterResponse(rsp *http.Response) (*DisconnectClusterRespo
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DisconnectClusterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12495,6 +12936,19 @@ func ParseGetClusterResponse(rsp *http.Response) (*GetClusterResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetClusterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12593,6 +13047,19 @@ func ParseUpdateClusterResponse(rsp *http.Response) (*UpdateClusterResponse, err
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers UpdateClusterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12659,6 +13126,19 @@ func ParseGetClusterHealthResponse(rsp *http.Response) (*GetClusterHealthRespons
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetClusterHealthResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12743,6 +13223,19 @@ func ParseGetClusterKubeconfigResponse(rsp *http.Response) (*GetClusterKubeconfi
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetClusterKubeconfigResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12816,6 +13309,19 @@ func ParseRetryClusterResponse(rsp *http.Response) (*RetryClusterResponse, error
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RetryClusterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -12907,6 +13413,19 @@ func ParseTeardownClusterResponse(rsp *http.Response) (*TeardownClusterResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers TeardownClusterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -12952,6 +13471,19 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListCredentialsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13029,6 +13561,19 @@ func ParseCreateCredentialResponse(rsp *http.Response) (*CreateCredentialRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateCredentialResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13093,6 +13638,19 @@ func ParseDeleteCredentialResponse(rsp *http.Response) (*DeleteCredentialRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteCredentialResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13152,6 +13710,19 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetCredentialResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13236,6 +13807,19 @@ func ParseUpdateCredentialResponse(rsp *http.Response) (*UpdateCredentialRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers UpdateCredentialResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13290,6 +13874,19 @@ func ParseGetFederationOverviewResponse(rsp *http.Response) (*GetFederationOverv
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetFederationOverviewResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13335,6 +13932,19 @@ func ParseListProvidersResponse(rsp *http.Response) (*ListProvidersResponse, err
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListProvidersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13419,6 +14029,19 @@ func ParseEstimateCostResponse(rsp *http.Response) (*EstimateCostResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers EstimateCostResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13469,6 +14092,19 @@ func ParseSignOutResponse(rsp *http.Response) (*SignOutResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SignOutResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13514,6 +14150,19 @@ func ParseGetSessionResponse(rsp *http.Response) (*GetSessionResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSessionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13584,6 +14233,29 @@ func ParseSignInResponse(rsp *http.Response) (*SignInResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SignInResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SignInResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13646,6 +14318,29 @@ func ParseChangeOwnPasswordResponse(rsp *http.Response) (*ChangeOwnPasswordRespo
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ChangeOwnPasswordResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ChangeOwnPasswordResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13716,6 +14411,29 @@ func ParseExchangePasswordForTokenResponse(rsp *http.Response) (*ExchangePasswor
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ExchangePasswordForTokenResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExchangePasswordForTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13754,6 +14472,19 @@ func ParseGetSetupStatusResponse(rsp *http.Response) (*GetSetupStatusResponse, e
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetSetupStatusResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13824,6 +14555,19 @@ func ParseCreateFirstAdminResponse(rsp *http.Response) (*CreateFirstAdminRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateFirstAdminResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -13869,6 +14613,19 @@ func ParseListTeamsResponse(rsp *http.Response) (*ListTeamsResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListTeamsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13946,6 +14703,19 @@ func ParseCreateTeamResponse(rsp *http.Response) (*CreateTeamResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14010,6 +14780,19 @@ func ParseDeleteTeamResponse(rsp *http.Response) (*DeleteTeamResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteTeamResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14071,6 +14854,19 @@ func ParseListTeamMembersResponse(rsp *http.Response) (*ListTeamMembersResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListTeamMembersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14126,6 +14922,19 @@ func ParseRemoveTeamMemberResponse(rsp *http.Response) (*RemoveTeamMemberRespons
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RemoveTeamMemberResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14203,6 +15012,19 @@ func ParseSetTeamMemberResponse(rsp *http.Response) (*SetTeamMemberResponse, err
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers SetTeamMemberResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14255,6 +15077,19 @@ func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListTokensResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14325,6 +15160,19 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14382,6 +15230,19 @@ func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RevokeTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14434,6 +15295,19 @@ func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListUsersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14511,6 +15385,19 @@ func ParseCreateUserResponse(rsp *http.Response) (*CreateUserResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CreateUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14573,6 +15460,19 @@ func ParseDeleteUserResponse(rsp *http.Response) (*DeleteUserResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DeleteUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14643,6 +15543,19 @@ func ParseDisableUserResponse(rsp *http.Response) (*DisableUserResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DisableUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14702,6 +15615,19 @@ func ParseEnableUserResponse(rsp *http.Response) (*EnableUserResponse, error) {
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers EnableUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14765,6 +15691,19 @@ func ParseResetUserPasswordResponse(rsp *http.Response) (*ResetUserPasswordRespo
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ResetUserPasswordResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14824,6 +15763,19 @@ func ParseEndUserSessionsResponse(rsp *http.Response) (*EndUserSessionsResponse,
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers EndUserSessionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14887,6 +15839,19 @@ func ParseListUserTokensResponse(rsp *http.Response) (*ListUserTokensResponse, e
 
 	}
 
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListUserTokensResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14942,6 +15907,19 @@ func ParseRevokeUserTokenResponse(rsp *http.Response) (*RevokeUserTokenResponse,
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers RevokeUserTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15088,6 +16066,19 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 		}
 		response.ApplicationproblemJSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetReadinessResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

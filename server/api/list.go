@@ -2,11 +2,14 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
@@ -119,8 +122,30 @@ func clusterFilter(c *fiber.Ctx) (store.ClusterFilter, error) {
 		}
 		f.Limit = n
 	}
+	if f.Status != "" && !slices.Contains(v1alpha1.Phases, v1alpha1.Phase(f.Status)) {
+		return f, invalid(FieldProblem{"phase", fmt.Sprintf("%q is no phase; want one of %s", f.Status, joinValues(v1alpha1.Phases))})
+	}
+	if f.Source != "" && !slices.Contains(store.Sources, f.Source) {
+		return f, invalid(FieldProblem{"source", fmt.Sprintf("%q is no source; want one of %s", f.Source, joinValues(store.Sources))})
+	}
 	if f.Continue != "" && f.Limit == 0 {
 		return f, problem(http.StatusBadRequest, "continue needs limit: pass the same limit as for the previous page")
 	}
 	return f, nil
+}
+
+// joinValues lists a closed set of values for a message: "a, b or c".
+func joinValues[T ~string](values []T) string {
+	out := ""
+	for i, v := range values {
+		switch {
+		case i == 0:
+		case i == len(values)-1:
+			out += " or "
+		default:
+			out += ", "
+		}
+		out += string(v)
+	}
+	return out
 }

@@ -128,6 +128,11 @@ func responsesOf(r route) map[string]any {
 	for _, status := range statusesOf(r) {
 		resp := map[string]any{"description": http.StatusText(status)}
 		switch {
+		case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+			resp["content"] = problemContent
+			resp["headers"] = map[string]any{"Retry-After": map[string]any{
+				"description": "Seconds to wait before asking again (every 429 and 503 carries it)",
+				"schema":      map[string]any{"type": "integer", "minimum": 1}}}
 		case status >= 400:
 			resp["content"] = problemContent
 		case status != http.StatusNoContent:

@@ -1,0 +1,58 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Every 429 and 503 the document lists declares its Retry-After header,
+// as the server sends one with each (errorHandler, the sign-in limits).
+func TestEvery429And503DeclaresRetryAfter(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Headers map[string]any `json:"headers"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			for _, status := range []string{"429", "503"} {
+				if r, ok := op.Responses[status]; ok {
+					n++
+					if _, ok := r.Headers["Retry-After"]; !ok {
+						t.Errorf("%s %s: its %s declares no Retry-After", strings.ToUpper(method), path, status)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the document lists no 429 or 503 at all")
+	}
+}
+
+// A filter outside the document's enum is refused with the values it
+// takes, not answered with an empty list as if nothing matched.
+func TestClusterFiltersOutsideTheirEnumAreRefused(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for _, tc := range []struct{ query, field string }{
+		{"phase=Sleeping", "phase"},
+		{"source=from_mars", "source"},
+	} {
+		code, body := e.do(http.MethodGet, "/api/v1/clusters?"+tc.query, e.viewer, nil)
+		mustStatus(t, tc.query, code, body, http.StatusBadRequest)
+		p := decode[Problem](t, body)
+		if len(p.Fields) != 1 || p.Fields[0].Field != tc.field || !strings.Contains(p.Fields[0].Message, "want one of") {
+			t.Errorf("%s: %+v, want the field %s named with the values it takes", tc.query, p, tc.field)
+		}
+	}
+	code, body := e.do(http.MethodGet, "/api/v1/clusters?phase=Ready&source=provisioned", e.viewer, nil)
+	mustStatus(t, "filters inside their enums", code, body, http.StatusOK)
+}
