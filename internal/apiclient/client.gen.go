@@ -484,13 +484,79 @@ func (e OverviewRowStatusBadge) Valid() bool {
 
 // Defines values for ProblemCode.
 const (
+	BodyTooLarge           ProblemCode = "body_too_large"
+	ChangedConcurrently    ProblemCode = "changed_concurrently"
+	Conflict               ProblemCode = "conflict"
+	Forbidden              ProblemCode = "forbidden"
+	HeadersTooLarge        ProblemCode = "headers_too_large"
+	InternalError          ProblemCode = "internal_error"
+	InvalidRequest         ProblemCode = "invalid_request"
+	MethodNotAllowed       ProblemCode = "method_not_allowed"
+	NoHostCluster          ProblemCode = "no_host_cluster"
+	NotAllowedNow          ProblemCode = "not_allowed_now"
+	NotFound               ProblemCode = "not_found"
+	NotProvisioned         ProblemCode = "not_provisioned"
+	NotSupportedByPlugin   ProblemCode = "not_supported_by_plugin"
 	PasswordChangeRequired ProblemCode = "password_change_required"
+	PluginNotLoaded        ProblemCode = "plugin_not_loaded"
+	TeardownFailed         ProblemCode = "teardown_failed"
+	TooManyRequests        ProblemCode = "too_many_requests"
+	Unauthenticated        ProblemCode = "unauthenticated"
+	Unavailable            ProblemCode = "unavailable"
+	Unprocessable          ProblemCode = "unprocessable"
+	UnsupportedMediaType   ProblemCode = "unsupported_media_type"
+	UpstreamFailed         ProblemCode = "upstream_failed"
+	UpstreamTimeout        ProblemCode = "upstream_timeout"
 )
 
 // Valid indicates whether the value is a known member of the ProblemCode enum.
 func (e ProblemCode) Valid() bool {
 	switch e {
+	case BodyTooLarge:
+		return true
+	case ChangedConcurrently:
+		return true
+	case Conflict:
+		return true
+	case Forbidden:
+		return true
+	case HeadersTooLarge:
+		return true
+	case InternalError:
+		return true
+	case InvalidRequest:
+		return true
+	case MethodNotAllowed:
+		return true
+	case NoHostCluster:
+		return true
+	case NotAllowedNow:
+		return true
+	case NotFound:
+		return true
+	case NotProvisioned:
+		return true
+	case NotSupportedByPlugin:
+		return true
 	case PasswordChangeRequired:
+		return true
+	case PluginNotLoaded:
+		return true
+	case TeardownFailed:
+		return true
+	case TooManyRequests:
+		return true
+	case Unauthenticated:
+		return true
+	case Unavailable:
+		return true
+	case Unprocessable:
+		return true
+	case UnsupportedMediaType:
+		return true
+	case UpstreamFailed:
+		return true
+	case UpstreamTimeout:
 		return true
 	default:
 		return false
@@ -1288,7 +1354,7 @@ type PasswordChangeRequest struct {
 
 // Problem defines model for Problem.
 type Problem struct {
-	Code   *ProblemCode    `json:"code,omitempty"`
+	Code   ProblemCode     `json:"code"`
 	Detail string          `json:"detail"`
 	Fields *[]FieldProblem `json:"fields,omitempty"`
 	Status int             `json:"status"`

@@ -1,10 +1,13 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ochestra-tech/kubeopera/server/store"
 )
 
 // Every 429 and 503 the document lists declares its Retry-After header,
@@ -55,4 +58,32 @@ func TestClusterFiltersOutsideTheirEnumAreRefused(t *testing.T) {
 	}
 	code, body := e.do(http.MethodGet, "/api/v1/clusters?phase=Ready&source=provisioned", e.viewer, nil)
 	mustStatus(t, "filters inside their enums", code, body, http.StatusOK)
+}
+
+// Each reason updateCluster refuses with 409 has its own code, so a client
+// tells them apart without reading the detail.
+func TestUpdateConflictsEachHaveTheirOwnCode(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx := context.Background()
+	rows := map[string]*store.Cluster{
+		CodeNotProvisioned:  {Name: "connected", Provider: "aws", Source: store.SourceConnectedExisting, Status: "Ready"},
+		CodePluginNotLoaded: {Name: "orphaned", Provider: "x", Source: store.SourceProvisioned, Plugin: "no-such-plugin", Status: "Ready"},
+		CodeNotSupported:    {Name: "stubbed", Provider: "gcp", Source: store.SourceProvisioned, Plugin: "gcp-stub", Status: "Ready"},
+	}
+	for want, row := range rows {
+		if err := e.st.CreateCluster(ctx, row); err != nil {
+			t.Fatal(err)
+		}
+		code, body := e.do(http.MethodPatch, "/api/v1/clusters/"+row.ID, e.admin, map[string]any{"nodeCount": 2})
+		mustStatus(t, row.Name, code, body, http.StatusConflict)
+		if got := decode[Problem](t, body).Code; got != want {
+			t.Errorf("PATCH of %s: code %q, want %q", row.Name, got, want)
+		}
+	}
+	// A problem without a specific code carries its status's.
+	code, body := e.do(http.MethodGet, "/api/v1/clusters/no-such-id", e.admin, nil)
+	mustStatus(t, "an unknown cluster", code, body, http.StatusNotFound)
+	if got := decode[Problem](t, body).Code; got != "not_found" {
+		t.Errorf("404 code %q, want not_found", got)
+	}
 }

@@ -25,7 +25,7 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 		"Session":             {"csrfToken", "user"},
 		"SessionUser":         {"role", "username"},
 		"Token":               {"active", "createdAt", "id", "name", "role"},
-		"Problem":             {"detail", "status", "title", "type"},
+		"Problem":             {"code", "detail", "status", "title", "type"},
 	} {
 		var got []string
 		req, _ := schemas[name].(map[string]any)["required"].([]any)

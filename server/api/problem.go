@@ -20,18 +20,12 @@ type Problem struct {
 	Detail string `json:"detail"`
 	// Fields lists invalid inputs for validation errors.
 	Fields []FieldProblem `json:"fields,omitempty"`
-	// Code, when set, names the problem for a program: a client acts on
-	// it rather than on the detail's words (ProblemCodes lists them).
-	Code string `json:"code,omitempty"`
+	// Code names the problem for a program: a client acts on it rather
+	// than on the detail's words. Every problem has one: a specific one
+	// where a status has several causes a client treats apart, else the
+	// status's own (ProblemCodes lists them all; problem_codes.go).
+	Code string `json:"code"`
 }
-
-// CodePasswordChangeRequired: the user proved their password but must
-// choose a new one (after a reset or an account an admin made) before
-// signing in: POST /api/v1/session/password.
-const CodePasswordChangeRequired = "password_change_required"
-
-// ProblemCodes lists every Problem.Code, for the document's enum.
-var ProblemCodes = []string{CodePasswordChangeRequired}
 
 // FieldProblem is one invalid input: its path in the request and why.
 type FieldProblem struct {
@@ -63,6 +57,9 @@ func invalid(fields ...FieldProblem) *Problem {
 // audit log (no one is known to have sent them).
 func (s *server) errorHandler(c *fiber.Ctx, err error) error {
 	p := toProblem(err)
+	if p.Code == "" {
+		p.Code = statusCode(p.Status)
+	}
 	switch {
 	case p.Status == http.StatusServiceUnavailable:
 		// Expected while a dependency is down: a warning with the

@@ -46,10 +46,10 @@ func (s *server) teardownCluster(c *fiber.Ctx) error {
 		return invalid(FieldProblem{"confirmName", fmt.Sprintf("repeat the cluster's name %q to confirm that its cloud resources are destroyed", row.Name)})
 	}
 	if !provisioned(row) {
-		return problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot destroy it: disconnect it instead (DELETE /api/v1/clusters/%s)", row.Name, row.ID)
+		return coded(CodeNotProvisioned, problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot destroy it: disconnect it instead (DELETE /api/v1/clusters/%s)", row.Name, row.ID))
 	}
 	if why := s.pluginInfo(row.Plugin).lacks(sdk.CapDestroy, "destroy a cluster"); why != "" {
-		return problem(http.StatusConflict, "cluster %q cannot be torn down: %s; disconnect it instead and delete its resources in the cloud", row.Name, why)
+		return coded(CodeNotSupported, problem(http.StatusConflict, "cluster %q cannot be torn down: %s; disconnect it instead and delete its resources in the cloud", row.Name, why))
 	}
 	o, err := s.registry.Teardown(ctx, row.ID)
 	if err != nil {
@@ -68,14 +68,14 @@ func requestProblem(row *store.Cluster, what string, err error) error {
 	case errors.Is(err, hostclusters.ErrNotConfigured):
 		return problem(http.StatusServiceUnavailable, "%v", err)
 	case errors.Is(err, hostclusters.ErrNoHostCluster):
-		return problem(http.StatusConflict, "cluster %q cannot be %s: it has no HostCluster on the management cluster "+
-			"(a hand-over that did not finish; the row is removed within %s)", row.Name, what, hostclusters.HandOverGrace)
+		return coded(CodeNoHostCluster, problem(http.StatusConflict, "cluster %q cannot be %s: it has no HostCluster on the management cluster "+
+			"(a hand-over that did not finish; the row is removed within %s)", row.Name, what, hostclusters.HandOverGrace))
 	case errors.Is(err, hostclusters.ErrTeardownFailed):
-		return problem(http.StatusConflict, "cluster %q failed to tear down: ask for the teardown again (POST /api/v1/clusters/%s/teardown)", row.Name, row.ID)
+		return coded(CodeTeardownFailed, problem(http.StatusConflict, "cluster %q failed to tear down: ask for the teardown again (POST /api/v1/clusters/%s/teardown)", row.Name, row.ID))
 	case errors.As(err, &refused):
-		return problem(http.StatusConflict, "cluster %q cannot be %s now: %s", row.Name, what, refused.Reason)
+		return coded(CodeNotNow, problem(http.StatusConflict, "cluster %q cannot be %s now: %s", row.Name, what, refused.Reason))
 	case errors.Is(err, hostclusters.ErrChanged):
-		return problem(http.StatusConflict, "cluster %q: %v", row.Name, err)
+		return coded(CodeChanged, problem(http.StatusConflict, "cluster %q: %v", row.Name, err))
 	}
 	return problem(http.StatusBadGateway, "could not ask the management cluster for cluster %q to be %s: %v; retry", row.Name, what, err)
 }

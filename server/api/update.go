@@ -39,11 +39,11 @@ func (s *server) updateCluster(c *fiber.Ctx) error {
 		return invalid(FieldProblem{"nodeCount", "give nodeCount, kubernetesVersion or both: the cluster's desired shape"})
 	}
 	if !provisioned(row) || row.Plugin == "" {
-		return problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot scale or upgrade it: change it where it was made", row.Name)
+		return coded(CodeNotProvisioned, problem(http.StatusConflict, "cluster %q was not provisioned by KubeOpera, so KubeOpera cannot scale or upgrade it: change it where it was made", row.Name))
 	}
 	p, err := s.providers.Provider(row.Plugin)
 	if err != nil {
-		return problem(http.StatusConflict, "cluster %q: its provider plugin %s is not loaded, so nothing can change it", row.Name, row.Plugin)
+		return coded(CodePluginNotLoaded, problem(http.StatusConflict, "cluster %q: its provider plugin %s is not loaded, so nothing can change it", row.Name, row.Plugin))
 	}
 	info, err := p.GetInfo(ctx)
 	if err != nil {
@@ -75,7 +75,7 @@ func checkUpdate(info sdk.Info, row *store.Cluster, req updateRequest) error {
 		switch sdk.KindOf(err) {
 		case "":
 		case sdk.KindUnimplemented:
-			return problem(http.StatusConflict, "cluster %q cannot be changed so: %v", row.Name, err)
+			return coded(CodeNotSupported, problem(http.StatusConflict, "cluster %q cannot be changed so: %v", row.Name, err))
 		default:
 			for _, f := range sdk.FieldErrors(err) {
 				fields = append(fields, FieldProblem{Field: f.Field, Message: f.Message})

@@ -1363,7 +1363,7 @@ export interface components {
         };
         Problem: {
             /** @enum {string} */
-            code?: "password_change_required";
+            code: "password_change_required" | "not_provisioned" | "plugin_not_loaded" | "not_supported_by_plugin" | "not_allowed_now" | "changed_concurrently" | "no_host_cluster" | "teardown_failed" | "invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "body_too_large" | "unsupported_media_type" | "unprocessable" | "too_many_requests" | "headers_too_large" | "internal_error" | "upstream_failed" | "unavailable" | "upstream_timeout";
             detail: string;
             fields?: components["schemas"]["FieldProblem"][];
             status: number;
@@ -5462,7 +5462,7 @@ export const memberRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const overviewRowBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["badge"]> = ["green", "amber", "red", "unknown"];
 export const overviewRowStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["status"]> = ["Pending", "ValidatingAccess", "Provisioning", "BootstrappingFlux", "GeneratingGitOpsTree", "InstallingKubeOpera", "Ready", "Failed", "Deleting", "TearingDown", "Updating"];
 export const overviewRowStatusBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["statusBadge"]> = ["green", "amber", "red", "gray"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Problem"]["code"]> = ["password_change_required"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Problem"]["code"]> = ["password_change_required", "not_provisioned", "plugin_not_loaded", "not_supported_by_plugin", "not_allowed_now", "changed_concurrently", "no_host_cluster", "teardown_failed", "invalid_request", "unauthenticated", "forbidden", "not_found", "method_not_allowed", "conflict", "body_too_large", "unsupported_media_type", "unprocessable", "too_many_requests", "headers_too_large", "internal_error", "upstream_failed", "unavailable", "upstream_timeout"];
 export const providerAvailabilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["availability"]> = ["AVAILABLE", "SOON"];
 export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["member", "viewer", "platform-admin"];
 export const teamSummaryRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TeamSummary"]["role"]> = ["viewer", "operator", "admin"];
