@@ -161,8 +161,8 @@ check-format:
 	@for m in . $(SDK_MODULES); do $(GO) -C $$m mod tidy -diff >/dev/null || (echo "$$m: go.mod/go.sum are not tidy: run 'go mod tidy' there and commit the result" >&2; exit 1) || exit 1; done
 
 lint: check-format $(TOOLS)/golangci-lint
-	$(TOOLS)/golangci-lint run ./...
-	@for m in $(SDK_MODULES); do (cd $$m && $(TOOLS)/golangci-lint run --config $(CURDIR)/.golangci.yml ./...) || exit 1; done
+	$(TOOLS)/golangci-lint run --allow-parallel-runners ./...
+	@for m in $(SDK_MODULES); do (cd $$m && $(TOOLS)/golangci-lint run --allow-parallel-runners --config $(CURDIR)/.golangci.yml ./...) || exit 1; done
 
 # Benchmarks print figures and same-run ratios against a baseline; the
 # output is kept in bin/bench.log and the figures with a goal end up in one
