@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -100,7 +101,8 @@ func TestAuditRecordsWhoSignedInAndWhoWasRefused(t *testing.T) {
 }
 
 // The HTTP server's own refusals (a body or headers too large) come
-// before any middleware: still counted, and sent with the security headers.
+// before any middleware: still counted, sent with the security headers,
+// and answered as the document says for every route (serverAnswers).
 func TestServerRefusalsAreCountedAndCarrySecurityHeaders(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	addr := e.listen(t)
@@ -118,7 +120,9 @@ func TestServerRefusalsAreCountedAndCarrySecurityHeaders(t *testing.T) {
 		}, http.StatusRequestHeaderFieldsTooLarge},
 	} {
 		resp := tc.send()
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		validateAnswer(t, httptest.NewRequest(http.MethodPost, "/api/v1/credentials", nil), resp, body)
 		if resp.StatusCode != tc.status {
 			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.status)
 		}

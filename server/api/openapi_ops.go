@@ -85,9 +85,9 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/setup":        {id: "getSetupStatus", tag: "setup"},
 	"POST /api/v1/setup/admin": {id: "createFirstAdmin", tag: "setup", errors: []int{403, 409}},
 
-	"POST /api/v1/session":          {id: "signIn", tag: "session", errors: []int{401, 429}},
+	"POST /api/v1/session":          {id: "signIn", tag: "session", errors: []int{401, 403, 429}},
 	"GET /api/v1/session":           {id: "getSession", tag: "session"},
-	"POST /api/v1/session/tokens":   {id: "exchangePasswordForToken", tag: "session", errors: []int{401, 429}},
+	"POST /api/v1/session/tokens":   {id: "exchangePasswordForToken", tag: "session", errors: []int{401, 403, 429}},
 	"DELETE /api/v1/session":        {id: "signOut", tag: "session"},
 	"POST /api/v1/session/password": {id: "changeOwnPassword", tag: "session", errors: []int{401, 429}},
 
@@ -153,6 +153,13 @@ var noDatabase = []string{"GET /healthz", "GET /metrics", "GET /openapi.json", "
 // session's mutating request without its CSRF token), a JSON body (400
 // when it is not JSON for the request, 415 when it is not JSON at all) and
 // the database (503 while it is down).
+// serverAnswers are the statuses any request may get whatever its route:
+// a malformed request (400), a body or headers too large (413, 431), which
+// the HTTP server answers before any route runs, and an unexpected error
+// (500).
+var serverAnswers = []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge,
+	http.StatusInternalServerError}
+
 func statusesOf(r route) []int {
 	d := opDocs[routeKey(r)]
 	out := append([]int{r.status}, d.also...)
@@ -164,8 +171,9 @@ func statusesOf(r route) []int {
 		}
 	}
 	if r.request != "" {
-		out = append(out, http.StatusBadRequest, http.StatusUnsupportedMediaType)
+		out = append(out, http.StatusUnsupportedMediaType)
 	}
+	out = append(out, serverAnswers...)
 	if !slices.Contains(noDatabase, routeKey(r)) {
 		out = append(out, http.StatusServiceUnavailable)
 	}

@@ -41,7 +41,7 @@ func TestCachedTokenIsRefusedOnceRevoked(t *testing.T) {
 				status int
 				revoke func(id string)
 			}{
-				{"?limit=10", 200, byAPI}, {"?limit=10", 200, inDB}, {"?phase=NoSuch&limit=10", 200, inDB},
+				{"?limit=10", 200, byAPI}, {"?limit=10", 200, inDB}, {"?phase=Failed&limit=10", 200, inDB}, {"?phase=NoSuch&limit=10", 400, inDB},
 				{"", 200, inDB}, {"?limit=0", 400, inDB}, {"?limit=10&continue=bogus", 400, inDB},
 			} {
 				tok := e.token(Viewer)

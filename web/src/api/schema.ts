@@ -1613,11 +1613,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1625,8 +1632,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1653,8 +1671,35 @@ export interface operations {
                     "application/json": components["schemas"]["SignInMethods"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1680,6 +1725,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -1689,8 +1743,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1741,8 +1813,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Bad Gateway */
-            502: {
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1751,7 +1832,16 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1801,8 +1891,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1815,15 +1932,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1848,6 +1956,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -1857,8 +1974,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Bad Gateway */
-            502: {
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1867,7 +1993,16 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1928,11 +2063,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1940,8 +2082,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2009,8 +2162,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2032,15 +2212,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2107,6 +2278,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
                 headers: {
@@ -2118,6 +2298,24 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2139,15 +2337,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2223,8 +2412,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2246,15 +2462,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2284,6 +2491,15 @@ export interface operations {
                     "application/json": components["schemas"]["ClusterDetail"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -2302,11 +2518,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2314,8 +2537,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2351,6 +2585,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized */
             401: {
@@ -2388,6 +2631,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Bad Gateway */
             502: {
                 headers: {
@@ -2402,15 +2672,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2489,6 +2750,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
                 headers: {
@@ -2500,6 +2770,24 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2521,15 +2809,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2559,6 +2838,15 @@ export interface operations {
                     "application/json": components["schemas"]["HealthScore"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -2586,6 +2874,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Bad Gateway */
             502: {
                 headers: {
@@ -2600,15 +2915,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2688,6 +2994,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Bad Gateway */
             502: {
                 headers: {
@@ -2702,15 +3035,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2738,6 +3062,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LifecycleResponse"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -2776,6 +3109,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Bad Gateway */
             502: {
                 headers: {
@@ -2790,15 +3150,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,8 +3228,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2906,15 +3284,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     listCredentials: {
@@ -2935,8 +3304,44 @@ export interface operations {
                     "application/json": components["schemas"]["CredentialList"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2949,15 +3354,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3024,8 +3420,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3038,15 +3461,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3076,6 +3490,15 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -3103,11 +3526,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3115,8 +3545,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +3584,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized */
             401: {
@@ -3180,11 +3630,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3192,8 +3649,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3272,8 +3740,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3286,15 +3781,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3321,8 +3807,44 @@ export interface operations {
                     "application/json": components["schemas"]["Overview"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3350,15 +3872,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     listProviders: {
@@ -3379,8 +3892,44 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderList"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3393,15 +3942,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,8 +4020,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3494,15 +4061,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3529,8 +4087,44 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3543,15 +4137,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3600,6 +4185,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
                 headers: {
@@ -3620,11 +4214,9 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Header Fields Too Large */
+            431: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3632,8 +4224,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3658,6 +4261,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -3676,11 +4288,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3688,8 +4307,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3736,6 +4366,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
                 headers: {
@@ -3756,11 +4395,9 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Header Fields Too Large */
+            431: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3768,8 +4405,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3818,6 +4466,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
                 headers: {
@@ -3838,11 +4495,9 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Header Fields Too Large */
+            431: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3850,8 +4505,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3878,11 +4544,27 @@ export interface operations {
                     "application/json": components["schemas"]["SetupStatus"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Bad Request */
+            400: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3890,8 +4572,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3949,8 +4642,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3963,15 +4683,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3998,8 +4709,44 @@ export interface operations {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4012,15 +4759,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4087,8 +4825,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4101,15 +4866,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4892,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized */
             401: {
@@ -4173,11 +4938,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4185,8 +4957,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4216,6 +4999,15 @@ export interface operations {
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4243,11 +5035,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,8 +5054,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4328,8 +5138,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4342,15 +5179,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4380,6 +5208,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4407,11 +5244,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4419,8 +5263,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4447,6 +5302,15 @@ export interface operations {
                     "application/json": components["schemas"]["TokenList"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4465,11 +5329,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4477,8 +5348,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4536,8 +5418,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4550,15 +5459,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4585,6 +5485,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized */
             401: {
@@ -4613,11 +5522,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4625,8 +5541,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4653,6 +5580,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4671,11 +5607,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,8 +5626,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4751,8 +5705,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the server log has its details under the request's ID */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4765,15 +5746,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4800,6 +5772,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized */
             401: {
@@ -4837,11 +5818,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4849,8 +5837,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4880,6 +5879,15 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4916,11 +5924,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4928,8 +5943,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4959,6 +5985,15 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4986,11 +6021,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4998,8 +6040,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5029,6 +6082,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedUser"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5056,11 +6118,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5068,8 +6137,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5099,6 +6179,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccessEnded"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5126,11 +6215,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5138,8 +6234,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5169,6 +6276,15 @@ export interface operations {
                     "application/json": components["schemas"]["TokenList"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5196,11 +6312,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5208,8 +6331,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5239,6 +6373,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5266,11 +6409,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,8 +6428,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5306,8 +6467,35 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5335,6 +6523,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5353,8 +6550,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5382,8 +6597,35 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5411,11 +6653,27 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Service Unavailable */
-            503: {
+            /** @description Bad Request */
+            400: {
                 headers: {
-                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
-                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Header Fields Too Large */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5423,8 +6681,19 @@ export interface operations {
                 };
             };
             /** @description An unexpected error; the server log has its details under the request's ID */
-            default: {
+            500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again (every 429 and 503 carries it) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
