@@ -1,4 +1,4 @@
-package localcluster
+package localcloud
 
 import (
 	"context"
@@ -15,13 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 )
 
 // bootEnv makes the test binary the starter: it boots the cluster in the
 // directory given as its last argument.
-const bootEnv = "LOCALCLUSTER_TEST_BOOT"
+const bootEnv = "LOCALCLOUD_TEST_BOOT"
 
 func init() {
 	if os.Getenv(bootEnv) == "" {
@@ -38,7 +36,7 @@ func init() {
 // test binary as its starter and waits until it is Ready.
 func startReady(t *testing.T, id string, nodes int) (root string) {
 	t.Helper()
-	bin, err := sandbox.BinDir()
+	bin, err := BinDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +103,7 @@ func TestAProcessThatDiesFailsTheCluster(t *testing.T) {
 	}
 
 	// Creating it again (the controller's retry) starts it from scratch.
-	bin, _ := sandbox.BinDir()
+	bin, _ := BinDir()
 	if err := Create(root, Spec{ID: "c2", Nodes: 1, BinDir: bin}, os.Args[0], "-test.run=^$"); err != nil {
 		t.Fatal(err)
 	}
