@@ -101,6 +101,11 @@ func (c cluster) startControlPlane(ctx context.Context, spec Spec, p pki, pick f
 
 func (c cluster) startEtcd(ctx context.Context, bin string, client, peer int) error {
 	clientURL := fmt.Sprintf("http://127.0.0.1:%d", client)
+	// A start again on new ports begins with no data: an etcd stopped
+	// while it bootstrapped may have left a member a new one cannot use.
+	if err := os.RemoveAll(c.path("etcd")); err != nil {
+		return fmt.Errorf("clear etcd's data: %w", err)
+	}
 	if _, err := c.spawn("etcd", filepath.Join(bin, "etcd"),
 		"--data-dir="+c.path("etcd"), "--listen-client-urls="+clientURL, "--advertise-client-urls="+clientURL,
 		fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", peer), "--unsafe-no-fsync=true"); err != nil {

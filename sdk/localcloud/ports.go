@@ -88,8 +88,11 @@ func (c cluster) waitServing(ctx context.Context, name string, hc *http.Client, 
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK && holds, nil
 	})
-	if err != nil {
+	if errors.Is(err, errPortTaken) {
 		return fmt.Errorf("%s did not become healthy: %w", name, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s did not become healthy: %w (its log ends: %s)", name, err, c.logTail(name, 3))
 	}
 	return nil
 }

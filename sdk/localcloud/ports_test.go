@@ -129,3 +129,44 @@ func flagPort(t *testing.T, pid int, flag string) int {
 	t.Fatalf("pid %d has no %s", pid, flag)
 	return 0
 }
+
+// Two clusters created at the same moment each become Ready on their own
+// servers: each API server lists only its own cluster's nodes.
+func TestTwoClustersCreatedAtOnceAreSeparate(t *testing.T) {
+	bin, err := BinDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(bootEnv, "1")
+	root := t.TempDir()
+	t.Cleanup(func() { _ = RemoveAll(root) })
+	want := map[string]int{"a1": 1, "a2": 2}
+	var wg sync.WaitGroup
+	for id, n := range want {
+		wg.Go(func() {
+			if err := Create(root, Spec{ID: id, Nodes: n, BinDir: bin}, os.Args[0], "-test.run=^$"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	servers := map[string]string{}
+	for id, n := range want {
+		if st := waitPhase(t, root, id, 3*time.Minute); st.Phase != Ready {
+			t.Fatalf("cluster %s: %s: %s", id, st.Phase, st.Message)
+		}
+		nodes, err := CountNodes(context.Background(), root, id)
+		if err != nil || nodes.Total != n || nodes.Ready != n {
+			t.Errorf("cluster %s lists %+v (%v), want its own %d nodes", id, nodes, err, n)
+		}
+		kc, _ := Kubeconfig(root, id)
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers[cfg.Host] = id
+	}
+	if len(servers) != 2 {
+		t.Errorf("the clusters share an API server: %v", servers)
+	}
+}
