@@ -8,7 +8,8 @@ import "github.com/ochestra-tech/kubeopera/sdk/localcloud"
 const KubernetesVersion = localcloud.KubernetesVersion
 
 // BinDir returns the directory holding the sandbox binaries:
-// $KUBEOPERA_TESTBIN_DIR, else bin/k8s/<KubernetesVersion> of the
-// repository that contains the working directory. It fails, saying how to
-// build them, when any binary is missing.
+// $KUBEOPERA_TESTBIN_DIR, else the nearest bin/k8s/<KubernetesVersion> in
+// the working directory or above it (the repository's). It fails, saying
+// how to build them, when none is found or a binary is missing. The SDK's
+// local cloud finds them the same way: this is its function.
 func BinDir() (string, error) { return localcloud.BinDir() }
