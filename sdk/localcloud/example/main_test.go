@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,5 +47,8 @@ func TestReadmeShowsTheFakecloudExample(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "```go\n"+string(src)+"```") {
 		t.Fatal("sdk/README.md does not contain localcloud/example/main.go verbatim; paste the file into the README again")
+	}
+	if n := strings.Count(string(src), "\n"); !strings.Contains(string(readme), fmt.Sprintf("%d lines", n)) {
+		t.Errorf("sdk/README.md does not give the example's length, %d lines", n)
 	}
 }
