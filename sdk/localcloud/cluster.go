@@ -152,6 +152,24 @@ func Kubeconfig(root, id string) ([]byte, error) {
 	return os.ReadFile(c.kubeconfigPath())
 }
 
+// Stop ends every process of cluster id and keeps its directory (the logs,
+// etcd's data) to look at: Inspect then reports it Failed, a Create starts
+// it again from scratch and Remove deletes it. An unknown cluster is
+// ErrNotFound.
+func Stop(root, id string) error {
+	c, err := open(root, id)
+	if err != nil {
+		return err
+	}
+	if !c.exists() {
+		return fmt.Errorf("%w %q in %s", ErrNotFound, id, filepath.Dir(c.dir))
+	}
+	if err := c.stop(); err != nil {
+		return fmt.Errorf("stop local cluster %s: %w", id, err)
+	}
+	return c.setState(state{Phase: Failed, Message: "stopped; Remove deletes it, Create starts it again"})
+}
+
 // Remove stops every process of cluster id and deletes its directory. A
 // cluster that does not exist is already removed.
 func Remove(root, id string) error {

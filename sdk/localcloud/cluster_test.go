@@ -90,6 +90,30 @@ func TestClusterOutlivesItsStarterAndRemoveLeavesNothing(t *testing.T) {
 	}
 }
 
+// Stop ends the processes and keeps the directory; Remove then deletes it.
+func TestStopKeepsTheDirectoryAndRemoveDeletesIt(t *testing.T) {
+	root := startReady(t, "c4", 1)
+	if err := Stop(root, "c4"); err != nil {
+		t.Fatal(err)
+	}
+	if left := ProcessesUnder(root); len(left) > 0 {
+		t.Errorf("processes left after Stop: %v", left)
+	}
+	st, err := Inspect(root, "c4")
+	if err != nil || st.Phase != Failed || !strings.Contains(st.Message, "stopped") {
+		t.Errorf("Inspect after Stop = %+v, %v; want Failed, stopped", st, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "c4", "etcd.log")); err != nil {
+		t.Errorf("the logs are gone after Stop: %v", err)
+	}
+	if err := Remove(root, "c4"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Stop(root, "c4"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Stop of a removed cluster = %v, want ErrNotFound", err)
+	}
+}
+
 func TestAProcessThatDiesFailsTheCluster(t *testing.T) {
 	root := startReady(t, "c2", 1)
 	c, _ := open(root, "c2")

@@ -3,8 +3,8 @@
 // etcd, kube-apiserver, kube-controller-manager and kube-scheduler, with
 // kwok's simulated nodes (so Deployments become Available), run from the
 // sandbox binaries `make testbin` builds (BinDir). Create starts one, Scale
-// adds and removes nodes, Inspect, CountNodes and Kubeconfig read it, and
-// Remove stops it and deletes it.
+// adds and removes nodes, Inspect, CountNodes and Kubeconfig read it, Stop
+// ends its processes (keeping its logs) and Remove stops it and deletes it.
 //
 // Every process is detached from its caller and survives it; everything a
 // cluster is lives in one directory, <root>/<id>, with a pid file per
