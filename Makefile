@@ -9,10 +9,10 @@ PLUGINS := aws-vanilla aws-eks gcp-stub azure-stub local
 # The image ships the product plugins; local needs the sandbox binaries.
 IMAGE_PLUGINS := $(filter-out local,$(PLUGINS))
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
-# The SDK and its Terraform runner are their own modules (so a plugin that
-# uses only the SDK requires no Kubernetes module): `./...` at the root
-# skips them, so vet, tidy and test visit them too.
-SDK_MODULES := sdk sdk/terraform
+# The SDK, its Terraform runner and its local cloud are their own modules
+# (so a plugin that uses only the SDK requires no Kubernetes module):
+# `./...` at the root skips them, so vet, tidy and test visit them too.
+SDK_MODULES := sdk sdk/terraform sdk/localcloud
 
 .PHONY: check-tracked chart-sync all build plugins cli tools testbin test-aws test-fleet test-chaos test-node generate check-generated vet check-format lint lint-openapi test bench run dev image clean web web-types test-web bench-web testoidc
 
@@ -97,7 +97,8 @@ testbin:
 # error; the CLI and the plugins), the sandbox and Flux binaries,
 # shellcheck (apt) for the bootstrap scripts, then every test with a
 # throwaway PostgreSQL 15 (plugin_test builds the plugins itself), the SDK
-# modules' tests (the Terraform runner's against a sandbox), the kubeopera
+# modules' tests (the Terraform runner's against a sandbox; the local
+# cloud's start clusters from bin/k8s), the kubeopera
 # dev end-to-end tests on their own, and last the dashboard in a real
 # browser (test-web, without building again).
 test: check-tracked check-generated vet check-format lint build testbin
@@ -106,7 +107,8 @@ test: check-tracked check-generated vet check-format lint build testbin
 	hack/with-postgres.sh $(GO) test -count=1 -timeout 20m ./...
 	$(GO) -C sdk test -count=1 -timeout 20m ./...
 	$(GO) run ./hack/with-sandbox $(GO) -C sdk/terraform test -count=1 -timeout 20m ./...
-	KUBEOPERA_TEST_DEV=1 $(GO) test -count=1 -timeout 20m -run 'TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing|TestOutsiderPluginProvisionsThroughTheServerToReady' ./cmd/kubeopera/
+	$(GO) -C sdk/localcloud test -count=1 -timeout 20m ./...
+	KUBEOPERA_TEST_DEV=1 $(GO) test -count=1 -timeout 20m -run 'TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing|TestOutsiderPluginProvisionsThroughTheServerToReady|TestFakecloudPluginProvisionsScalesAndTearsDownThroughDev' ./cmd/kubeopera/
 	$(MAKE) -o build -o testbin test-web
 
 # The AWS plugins' upstream checks that need kubeadm: hack/build-kubeadm.sh

@@ -27,6 +27,7 @@ require (
 	github.com/invopop/jsonschema v0.14.0
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/ochestra-tech/kubeopera/sdk v0.0.0
+	github.com/ochestra-tech/kubeopera/sdk/localcloud v0.0.0
 	github.com/ochestra-tech/kubeopera/sdk/terraform v0.0.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
@@ -255,3 +256,5 @@ require (
 replace github.com/ochestra-tech/kubeopera/sdk => ./sdk
 
 replace github.com/ochestra-tech/kubeopera/sdk/terraform => ./sdk/terraform
+
+replace github.com/ochestra-tech/kubeopera/sdk/localcloud => ./sdk/localcloud

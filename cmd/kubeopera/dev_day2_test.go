@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // day2 changes the Ready local cluster id through the REST API and the
@@ -68,7 +68,7 @@ func (d *devProcess) day2(t *testing.T, root, id, name string) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	t.Logf("torn down in %s", time.Since(start).Round(time.Second))
-	if left := localcluster.ProcessesUnder(clusters); len(left) > 0 {
+	if left := localcloud.ProcessesUnder(clusters); len(left) > 0 {
 		t.Errorf("processes left after the teardown: %v", left)
 	}
 	if _, err := os.Stat(filepath.Join(clusters, id)); !os.IsNotExist(err) {
@@ -99,7 +99,7 @@ func (d *devProcess) waitNodes(t *testing.T, id string, n int) {
 // API server.
 func readyNodes(t *testing.T, clusters, id string) int {
 	t.Helper()
-	kc, err := localcluster.Kubeconfig(clusters, id)
+	kc, err := localcloud.Kubeconfig(clusters, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/internal/devenv"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // Five local clusters provisioned at once under kubeopera dev all reach
@@ -50,7 +50,7 @@ func TestDevProvisionsFiveClustersAtOnceAllReady(t *testing.T) {
 	t.Logf("all %d clusters provisioned at once were Ready after %s", n, time.Since(start).Round(time.Second))
 	d.interrupt(t)
 	for _, dir := range []string{"tmp", "bin", "plugins"} {
-		if left := localcluster.ProcessesUnder(filepath.Join(root, dir)); len(left) > 0 {
+		if left := localcloud.ProcessesUnder(filepath.Join(root, dir)); len(left) > 0 {
 			t.Errorf("processes left after Ctrl-C: %v", left)
 		}
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/internal/devenv"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // devProcess is `kubeopera dev` running as a process, with what it printed.
@@ -234,7 +234,7 @@ func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
 	}
 	d.interrupt(t)
 	for _, dir := range []string{"tmp", "bin", "plugins"} { // not "connected": the test's own cluster
-		if left := localcluster.ProcessesUnder(filepath.Join(root, dir)); len(left) > 0 {
+		if left := localcloud.ProcessesUnder(filepath.Join(root, dir)); len(left) > 0 {
 			t.Errorf("processes left after Ctrl-C: %v", left)
 		}
 	}
@@ -273,20 +273,20 @@ func startLocalCluster(t *testing.T, root, id string) []byte {
 	clusters := filepath.Join(root, "connected")
 	plugin := filepath.Join(root, "plugins", "kubeopera-provider-local")
 	t.Cleanup(func() {
-		if err := localcluster.RemoveAll(clusters); err != nil {
+		if err := localcloud.RemoveAll(clusters); err != nil {
 			t.Error(err)
 		}
 	})
-	if err := localcluster.Create(clusters, localcluster.Spec{ID: id, Nodes: 1, BinDir: bin}, plugin, "start-cluster"); err != nil {
+	if err := localcloud.Create(clusters, localcloud.Spec{ID: id, Nodes: 1, BinDir: bin}, plugin, localcloud.StartCommand); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		st, err := localcluster.Inspect(clusters, id)
-		if err != nil || st.Phase == localcluster.Failed {
+		st, err := localcloud.Inspect(clusters, id)
+		if err != nil || st.Phase == localcloud.Failed {
 			t.Fatalf("local cluster: %v %+v", err, st)
 		}
-		if st.Phase == localcluster.Ready {
+		if st.Phase == localcloud.Ready {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -294,7 +294,7 @@ func startLocalCluster(t *testing.T, root, id string) []byte {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	kc, err := localcluster.Kubeconfig(clusters, id)
+	kc, err := localcloud.Kubeconfig(clusters, id)
 	if err != nil {
 		t.Fatal(err)
 	}

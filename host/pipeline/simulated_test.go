@@ -31,6 +31,7 @@ import (
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // kwokTemplateNode is a node as kwok's own node template (kwokctl's
@@ -152,7 +153,7 @@ func TestFirstAdminOnAKwokNodeMakesNoProxyCall(t *testing.T) {
 	if _, err := sb.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := sandbox.WaitNodeReady(ctx, sb.Client, node.Name, func() error { return nil }); err != nil {
+	if err := localcloud.WaitNodeReady(ctx, sb.Client.CoreV1(), node.Name, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	mgmt, err := client.New(sb.Config, client.Options{Scheme: mgmtScheme})

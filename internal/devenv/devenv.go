@@ -27,7 +27,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/internal/fluxchart"
 	"github.com/ochestra-tech/kubeopera/internal/gitserver"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // GitSecret is the Secret in the KubeOpera namespace of the management
@@ -132,7 +132,7 @@ func (e *Env) Stop() error {
 		delete(e.flux, name)
 	}
 	e.mu.Unlock()
-	errs = append(errs, localcluster.RemoveAll(e.LocalClusters))
+	errs = append(errs, localcloud.RemoveAll(e.LocalClusters))
 	if e.chart != nil {
 		e.chart.Close()
 		e.chart = nil

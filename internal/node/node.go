@@ -27,6 +27,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/internal/childproc"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // Options say which node to run.
@@ -90,7 +91,7 @@ func Start(ctx context.Context, s *sandbox.Sandbox, opts Options) (_ *Node, err 
 	if err := n.startKubeProxy(s); err != nil {
 		return n, err
 	}
-	return n, sandbox.WaitNodeReady(ctx, s.Client, n.Name, n.exited)
+	return n, localcloud.WaitNodeReady(ctx, s.Client.CoreV1(), n.Name, n.exited)
 }
 
 // StartRuntime makes the node's network namespace, starts containerd in it

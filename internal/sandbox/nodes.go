@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // Node is a simulated node.
@@ -96,7 +95,7 @@ func (s *Sandbox) AddNode(ctx context.Context, n Node) error {
 // waitReady waits until kwok has made node name Ready; a dead sandbox
 // process is reported at once instead of waiting out the timeout.
 func (s *Sandbox) waitReady(ctx context.Context, name string) error {
-	return WaitNodeReady(ctx, s.Client, name, func() error {
+	return localcloud.WaitNodeReady(ctx, s.Client.CoreV1(), name, func() error {
 		for _, p := range s.procs {
 			if err := p.Exited(); err != nil {
 				return err
@@ -104,46 +103,4 @@ func (s *Sandbox) waitReady(ctx context.Context, name string) error {
 		}
 		return nil
 	})
-}
-
-// WaitNodeReady waits until kwok has made node name Ready, then removes the
-// not-ready taint the API server put on it at creation (the node lifecycle
-// controller, which would remove it, does not run in a sandbox). exited,
-// asked on every poll, ends the wait with its error when kwok (or another
-// process it depends on) is gone.
-func WaitNodeReady(ctx context.Context, c kubernetes.Interface, name string, exited func() error) error {
-	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if err := exited(); err != nil {
-			return false, err
-		}
-		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil || !isReady(node) {
-			return false, nil
-		}
-		var taints []corev1.Taint
-		for _, t := range node.Spec.Taints {
-			if t.Key != corev1.TaintNodeNotReady {
-				taints = append(taints, t)
-			}
-		}
-		if len(taints) == len(node.Spec.Taints) {
-			return true, nil
-		}
-		node.Spec.Taints = taints
-		_, err = c.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
-		return err == nil, nil // a conflict with kwok's update: try again
-	})
-	if err != nil {
-		return fmt.Errorf("node %s did not become Ready: %w", name, err)
-	}
-	return nil
-}
-
-func isReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

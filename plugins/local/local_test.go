@@ -15,9 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 	"github.com/ochestra-tech/kubeopera/sdk/sdktest"
 )
 
@@ -31,7 +30,7 @@ type world struct {
 
 func newWorld(t *testing.T) world {
 	t.Helper()
-	bin, err := sandbox.BinDir()
+	bin, err := localcloud.BinDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +40,7 @@ func newWorld(t *testing.T) world {
 	}
 	w.env = []string{"KUBEOPERA_LOCAL_CLUSTERS_DIR=" + w.root, "KUBEOPERA_TESTBIN_DIR=" + bin}
 	t.Cleanup(func() {
-		if err := localcluster.RemoveAll(w.root); err != nil {
+		if err := localcloud.RemoveAll(w.root); err != nil {
 			t.Errorf("remove the test's clusters: %v", err)
 		}
 	})
@@ -116,7 +115,7 @@ func TestLifecycleOverGoPlugin(t *testing.T) {
 	if st := waitState(t, p, dop.ID, time.Minute); st.State != sdk.Succeeded {
 		t.Fatalf("destroy ended %s: %s", st.State, st.Message)
 	}
-	if left := localcluster.ProcessesUnder(w.root); len(left) > 0 {
+	if left := localcloud.ProcessesUnder(w.root); len(left) > 0 {
 		t.Errorf("processes left after Destroy: %v", left)
 	}
 	if entries, _ := os.ReadDir(w.root); len(entries) > 0 {

@@ -12,32 +12,16 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // version is stamped by the Makefile (-X main.version=...).
 var version = "dev"
 
-// startCommand makes the binary boot a cluster instead of serving: Provision
-// runs it detached, so the start survives the plugin.
-const startCommand = "start-cluster"
-
 func main() {
-	if len(os.Args) == 3 && os.Args[1] == startCommand {
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-		defer stop()
-		if err := localcluster.Boot(ctx, os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, "start local cluster:", err)
-			os.Exit(1)
-		}
-		return
-	}
+	// Provision runs this binary again, detached, to boot a cluster, so the
+	// start survives the plugin.
+	localcloud.RunStarter()
 	sdk.Serve(provider{})
 }

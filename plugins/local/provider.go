@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // provider is stateless: every call finds its cluster again from the
@@ -30,7 +29,7 @@ const (
 )
 
 // GetInfo declares scale but not upgrade: the sandbox has the binaries of
-// one Kubernetes version (sandbox.KubernetesVersion) only.
+// one Kubernetes version (localcloud.KubernetesVersion) only.
 func (provider) GetInfo(context.Context) (sdk.Info, error) {
 	return sdk.Info{Name: "local", DisplayName: "Local sandbox (development only)", Cloud: "local",
 		Topologies: []string{"sandbox"}, Availability: sdk.Available, PluginVersion: version, Schema: schema,
@@ -47,20 +46,16 @@ func (p provider) Provision(ctx context.Context, r sdk.ProvisionRequest) (sdk.Op
 	if err := p.Validate(ctx, sdk.ValidateRequest{Inputs: r.Inputs}); err != nil {
 		return sdk.Operation{}, err
 	}
-	if err := localcluster.CheckID(r.ClusterID); err != nil {
+	if err := localcloud.CheckID(r.ClusterID); err != nil {
 		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "clusterID", Message: err.Error()})
 	}
 	bin, err := binDir()
 	if err != nil {
 		return sdk.Operation{}, sdk.FailedPrecondition("%v", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return sdk.Operation{}, err
-	}
 	nodes, _ := strconv.Atoi(sdk.WithDefaults(schema, r.Inputs)["nodeCount"])
-	spec := localcluster.Spec{ID: r.ClusterID, Nodes: nodes, BinDir: bin}
-	if err := localcluster.Create(root(), spec, self, startCommand); err != nil {
+	spec := localcloud.Spec{ID: r.ClusterID, Nodes: nodes, BinDir: bin}
+	if err := localcloud.Create(root(), spec); err != nil {
 		return sdk.Operation{}, err
 	}
 	return sdk.Operation{ID: provisionPrefix + r.ClusterID}, nil
@@ -70,7 +65,7 @@ func (provider) Status(ctx context.Context, r sdk.StatusRequest) (sdk.OperationS
 	out := sdk.OperationStatus{OperationID: r.OperationID}
 	if id, ok := strings.CutPrefix(r.OperationID, destroyPrefix); ok {
 		// Destroy is done when it returns: a cluster without a directory is gone.
-		if _, err := localcluster.Inspect(root(), id); !errors.Is(err, localcluster.ErrNotFound) {
+		if _, err := localcloud.Inspect(root(), id); !errors.Is(err, localcloud.ErrNotFound) {
 			out.State, out.Message = sdk.Running, "stopping the cluster's processes"
 			return out, nil
 		}
@@ -84,8 +79,8 @@ func (provider) Status(ctx context.Context, r sdk.StatusRequest) (sdk.OperationS
 	if !ok {
 		return out, sdk.NotFound("no local operation %q", r.OperationID)
 	}
-	st, err := localcluster.Inspect(root(), id)
-	if errors.Is(err, localcluster.ErrNotFound) {
+	st, err := localcloud.Inspect(root(), id)
+	if errors.Is(err, localcloud.ErrNotFound) {
 		return out, sdk.NotFound("%v", err)
 	}
 	if err != nil {
@@ -93,12 +88,12 @@ func (provider) Status(ctx context.Context, r sdk.StatusRequest) (sdk.OperationS
 	}
 	out.Message, out.Progress = st.Message, st.Progress
 	switch st.Phase {
-	case localcluster.Ready:
-		out.State, out.KubernetesVersion = sdk.Succeeded, sandbox.KubernetesVersion
-		if n, err := localcluster.CountNodes(ctx, root(), id); err == nil {
+	case localcloud.Ready:
+		out.State, out.KubernetesVersion = sdk.Succeeded, localcloud.KubernetesVersion
+		if n, err := localcloud.CountNodes(ctx, root(), id); err == nil {
 			out.NodeCount = n.Total
 		}
-	case localcluster.Failed:
+	case localcloud.Failed:
 		out.State, out.ErrorClass = sdk.Failed, sdk.Retryable
 	default:
 		out.State = sdk.Running
@@ -111,8 +106,8 @@ func (provider) Kubeconfig(_ context.Context, r sdk.KubeconfigRequest) (sdk.Kube
 	if !ok {
 		return sdk.Kubeconfig{}, sdk.NotFound("no local operation %q", r.OperationID)
 	}
-	kc, err := localcluster.Kubeconfig(root(), id)
-	if errors.Is(err, localcluster.ErrNotFound) {
+	kc, err := localcloud.Kubeconfig(root(), id)
+	if errors.Is(err, localcloud.ErrNotFound) {
 		return sdk.Kubeconfig{}, sdk.NotFound("%v", err)
 	}
 	if err != nil {
@@ -124,34 +119,29 @@ func (provider) Kubeconfig(_ context.Context, r sdk.KubeconfigRequest) (sdk.Kube
 // Destroy stops the cluster and removes its directory before it returns
 // (a matter of seconds); Status of the operation then says Succeeded.
 func (provider) Destroy(_ context.Context, r sdk.DestroyRequest) (sdk.Operation, error) {
-	if err := localcluster.CheckID(r.ClusterID); err != nil {
+	if err := localcloud.CheckID(r.ClusterID); err != nil {
 		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "clusterID", Message: err.Error()})
 	}
-	if err := localcluster.Remove(root(), r.ClusterID); err != nil {
+	if err := localcloud.Remove(root(), r.ClusterID); err != nil {
 		return sdk.Operation{}, err
 	}
 	return sdk.Operation{ID: destroyPrefix + r.ClusterID}, nil
 }
 
 // root is the directory of the local clusters.
-func root() string {
-	if d := os.Getenv("KUBEOPERA_LOCAL_CLUSTERS_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join("data", "local-clusters")
-}
+func root() string { return localcloud.DefaultRoot() }
 
 // binDir finds the sandbox binaries: KUBEOPERA_TESTBIN_DIR, else
 // ../k8s/<version> from the plugin's directory (bin/plugins next to
 // bin/k8s), else the repository's bin/k8s/<version>.
 func binDir() (string, error) {
-	if os.Getenv("KUBEOPERA_TESTBIN_DIR") == "" {
+	if os.Getenv(localcloud.TestbinEnv) == "" {
 		if self, err := os.Executable(); err == nil {
-			dir := filepath.Join(filepath.Dir(self), "..", "k8s", sandbox.KubernetesVersion)
+			dir := filepath.Join(filepath.Dir(self), "..", "k8s", localcloud.KubernetesVersion)
 			if _, err := os.Stat(filepath.Join(dir, "kube-apiserver")); err == nil {
 				return filepath.Abs(dir)
 			}
 		}
 	}
-	return sandbox.BinDir()
+	return localcloud.BinDir()
 }

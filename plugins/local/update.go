@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/plugins/local/localcluster"
 	"github.com/ochestra-tech/kubeopera/sdk"
+	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
 // Update scales a Ready local cluster: it adds or removes simulated nodes
@@ -18,17 +17,17 @@ import (
 // the sandbox has one version's binaries.
 func (p provider) Update(ctx context.Context, r sdk.UpdateRequest) (sdk.Operation, error) {
 	info, _ := p.GetInfo(ctx)
-	if r.KubernetesVersion != "" && r.KubernetesVersion != sandbox.KubernetesVersion {
-		if err := sdk.CheckUpgrade(info, sandbox.KubernetesVersion, r.KubernetesVersion); err != nil {
+	if r.KubernetesVersion != "" && r.KubernetesVersion != localcloud.KubernetesVersion {
+		if err := sdk.CheckUpgrade(info, localcloud.KubernetesVersion, r.KubernetesVersion); err != nil {
 			return sdk.Operation{}, err
 		}
 	}
-	if err := localcluster.CheckID(r.ClusterID); err != nil {
+	if err := localcloud.CheckID(r.ClusterID); err != nil {
 		return sdk.Operation{}, sdk.InvalidInput(sdk.FieldError{Field: "clusterID", Message: err.Error()})
 	}
 	n := r.NodeCount
 	if n == 0 {
-		nodes, err := localcluster.CountNodes(ctx, root(), r.ClusterID)
+		nodes, err := localcloud.CountNodes(ctx, root(), r.ClusterID)
 		if err != nil {
 			return sdk.Operation{}, clusterError(err)
 		}
@@ -37,7 +36,7 @@ func (p provider) Update(ctx context.Context, r sdk.UpdateRequest) (sdk.Operatio
 	if err := sdk.CheckNodeCount(info, n); err != nil {
 		return sdk.Operation{}, err
 	}
-	if err := localcluster.Scale(ctx, root(), r.ClusterID, n); err != nil {
+	if err := localcloud.Scale(ctx, root(), r.ClusterID, n); err != nil {
 		return sdk.Operation{}, clusterError(err)
 	}
 	return sdk.Operation{ID: fmt.Sprintf("%s%d-%s", scalePrefix, n, r.ClusterID)}, nil
@@ -48,14 +47,14 @@ func (p provider) Update(ctx context.Context, r sdk.UpdateRequest) (sdk.Operatio
 func scaleStatus(ctx context.Context, out sdk.OperationStatus, rest string) (sdk.OperationStatus, error) {
 	count, id, _ := strings.Cut(rest, "-")
 	n, err := strconv.Atoi(count)
-	if err != nil || localcluster.CheckID(id) != nil {
+	if err != nil || localcloud.CheckID(id) != nil {
 		return out, sdk.NotFound("no local operation %q", out.OperationID)
 	}
-	nodes, err := localcluster.CountNodes(ctx, root(), id)
+	nodes, err := localcloud.CountNodes(ctx, root(), id)
 	if err != nil {
 		return out, clusterError(err)
 	}
-	out.NodeCount, out.KubernetesVersion = nodes.Total, sandbox.KubernetesVersion
+	out.NodeCount, out.KubernetesVersion = nodes.Total, localcloud.KubernetesVersion
 	if nodes.Total == n && nodes.Ready == n {
 		out.State, out.Progress, out.Message = sdk.Succeeded, 100, fmt.Sprintf("%d nodes Ready", n)
 		return out, nil
@@ -68,7 +67,7 @@ func scaleStatus(ctx context.Context, out sdk.OperationStatus, rest string) (sdk
 // clusterError: an unknown cluster is NotFound, one that is not Ready a
 // FailedPrecondition.
 func clusterError(err error) error {
-	if errors.Is(err, localcluster.ErrNotFound) {
+	if errors.Is(err, localcloud.ErrNotFound) {
 		return sdk.NotFound("%v", err)
 	}
 	return sdk.FailedPrecondition("%v", err)

@@ -1,4 +1,4 @@
-package localcluster
+package localcloud
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -45,7 +45,7 @@ func Scale(ctx context.Context, root, id string, n int) error {
 	if err := createNodes(ctx, cs, n); err != nil {
 		return err
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=kwok"})
+	nodes, err := cs.Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=kwok"})
 	if err != nil {
 		return fmt.Errorf("list the nodes of local cluster %s: %w", id, err)
 	}
@@ -54,7 +54,7 @@ func Scale(ctx context.Context, root, id string, n int) error {
 		if _, err := fmt.Sscanf(node.Name, "local-node-%d", &i); err != nil || i <= n {
 			continue
 		}
-		err := cs.CoreV1().Nodes().Delete(ctx, node.Name, metav1.DeleteOptions{})
+		err := cs.Nodes().Delete(ctx, node.Name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete node %s: %w", node.Name, err)
 		}
@@ -73,7 +73,7 @@ func CountNodes(ctx context.Context, root, id string) (Nodes, error) {
 	if err != nil {
 		return Nodes{}, err
 	}
-	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=kwok"})
+	list, err := cs.Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=kwok"})
 	if err != nil {
 		return Nodes{}, fmt.Errorf("list the nodes of local cluster %s: %w", id, err)
 	}
@@ -93,7 +93,7 @@ func CountNodes(ctx context.Context, root, id string) (Nodes, error) {
 }
 
 // readyClient opens Ready cluster id and a client of its API server.
-func readyClient(root, id string) (cluster, kubernetes.Interface, error) {
+func readyClient(root, id string) (cluster, corev1client.CoreV1Interface, error) {
 	kc, err := Kubeconfig(root, id)
 	if err != nil {
 		return cluster{}, nil, err
@@ -103,7 +103,7 @@ func readyClient(root, id string) (cluster, kubernetes.Interface, error) {
 	if err != nil {
 		return cluster{}, nil, fmt.Errorf("kubeconfig of local cluster %s: %w", id, err)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return cluster{}, nil, err
 	}

@@ -1,12 +1,18 @@
-// Package localcluster runs development clusters on the machine it is called
-// on: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok
-// (simulated nodes, so Deployments become Available) from the sandbox
-// binaries `make testbin` builds. Every process is detached from its caller
-// and survives it; everything a cluster is lives in one directory,
-// <root>/<id>, with a pid file per process, the certificates, etcd's data,
-// the logs and an admin kubeconfig. So a caller keeps no state: it finds a
-// cluster again from its directory, and Remove stops it and deletes it.
-package localcluster
+// Package localcloud is a fake cloud on loopback for provider plugin
+// authors (and KubeOpera's own local provider): each cluster is a real
+// etcd, kube-apiserver, kube-controller-manager and kube-scheduler, with
+// kwok's simulated nodes (so Deployments become Available), run from the
+// sandbox binaries `make testbin` builds (BinDir). Create starts one, Scale
+// adds and removes nodes, Inspect, CountNodes and Kubeconfig read it, Stop
+// ends its processes (keeping its logs) and Remove stops it and deletes it.
+//
+// Every process is detached from its caller and survives it; everything a
+// cluster is lives in one directory, <root>/<id>, with a pid file per
+// process, the certificates, etcd's data, the logs and an admin
+// kubeconfig. So a caller keeps no state: a plugin finds a cluster again
+// from its directory on any call, in any process. Clusters run no
+// containers and die with the machine: for development and tests only.
+package localcloud
 
 import (
 	"encoding/json"

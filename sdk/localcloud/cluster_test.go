@@ -1,4 +1,4 @@
-package localcluster
+package localcloud
 
 import (
 	"context"
@@ -15,13 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/ochestra-tech/kubeopera/internal/sandbox"
 )
 
 // bootEnv makes the test binary the starter: it boots the cluster in the
 // directory given as its last argument.
-const bootEnv = "LOCALCLUSTER_TEST_BOOT"
+const bootEnv = "LOCALCLOUD_TEST_BOOT"
 
 func init() {
 	if os.Getenv(bootEnv) == "" {
@@ -38,7 +36,7 @@ func init() {
 // test binary as its starter and waits until it is Ready.
 func startReady(t *testing.T, id string, nodes int) (root string) {
 	t.Helper()
-	bin, err := sandbox.BinDir()
+	bin, err := BinDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +90,30 @@ func TestClusterOutlivesItsStarterAndRemoveLeavesNothing(t *testing.T) {
 	}
 }
 
+// Stop ends the processes and keeps the directory; Remove then deletes it.
+func TestStopKeepsTheDirectoryAndRemoveDeletesIt(t *testing.T) {
+	root := startReady(t, "c4", 1)
+	if err := Stop(root, "c4"); err != nil {
+		t.Fatal(err)
+	}
+	if left := ProcessesUnder(root); len(left) > 0 {
+		t.Errorf("processes left after Stop: %v", left)
+	}
+	st, err := Inspect(root, "c4")
+	if err != nil || st.Phase != Failed || !strings.Contains(st.Message, "stopped") {
+		t.Errorf("Inspect after Stop = %+v, %v; want Failed, stopped", st, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "c4", "etcd.log")); err != nil {
+		t.Errorf("the logs are gone after Stop: %v", err)
+	}
+	if err := Remove(root, "c4"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Stop(root, "c4"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Stop of a removed cluster = %v, want ErrNotFound", err)
+	}
+}
+
 func TestAProcessThatDiesFailsTheCluster(t *testing.T) {
 	root := startReady(t, "c2", 1)
 	c, _ := open(root, "c2")
@@ -105,7 +127,7 @@ func TestAProcessThatDiesFailsTheCluster(t *testing.T) {
 	}
 
 	// Creating it again (the controller's retry) starts it from scratch.
-	bin, _ := sandbox.BinDir()
+	bin, _ := BinDir()
 	if err := Create(root, Spec{ID: "c2", Nodes: 1, BinDir: bin}, os.Args[0], "-test.run=^$"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,10 @@
-package localcluster
+package localcloud
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,8 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	nodestages "sigs.k8s.io/kwok/kustomize/stage/node/fast"
 	podstages "sigs.k8s.io/kwok/kustomize/stage/pod/fast"
@@ -52,21 +50,8 @@ func (c cluster) boot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	step(15, "starting etcd")
-	ports, err := c.startEtcdOnFreePorts(ctx, spec.BinDir)
+	kc, err := c.startControlPlane(ctx, spec, p, freePorts, step)
 	if err != nil {
-		return err
-	}
-	step(30, "starting kube-apiserver")
-	server := "https://127.0.0.1:" + strconv.Itoa(ports[2])
-	kc, err := p.kubeconfig(spec.ID, server)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(c.kubeconfigPath(), kc, 0o600); err != nil {
-		return err
-	}
-	if err := c.startAPIServer(ctx, spec.BinDir, ports, p); err != nil {
 		return err
 	}
 	step(60, "starting the controller manager, the scheduler and kwok")
@@ -78,52 +63,61 @@ func (c cluster) boot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	return c.addNodes(ctx, cs, spec.Nodes)
 }
 
-// etcdTries bounds startEtcdOnFreePorts.
-const etcdTries = 3
-
-// startEtcdOnFreePorts starts etcd on free ports and returns them (etcd's
-// client and peer ports, then one for kube-apiserver). A port is free when
-// picked but may be taken by another process before etcd binds it (tests
-// start many servers at once), so an etcd that exits at start is tried
-// again on new ports, up to etcdTries times.
-func (c cluster) startEtcdOnFreePorts(ctx context.Context, bin string) ([]int, error) {
-	var err error
-	for try := 1; try <= etcdTries; try++ {
-		var ports []int
-		if ports, err = freePorts(3); err != nil {
-			return nil, err
-		}
-		if err = c.startEtcd(ctx, bin, ports[0], ports[1]); err == nil {
-			return ports, nil
-		}
-		if c.alive(c.pid("etcd")) || ctx.Err() != nil {
-			return nil, err // running but unhealthy, or out of time: no retry
-		}
+// startControlPlane starts etcd, then kube-apiserver, each on ports pick
+// gives it, and writes the admin kubeconfig naming the API server. A port
+// is free when picked but another process (another cluster started at the
+// same moment) may bind it first: a server that finds its port taken is
+// stopped and started again on new ports (onFreePorts).
+func (c cluster) startControlPlane(ctx context.Context, spec Spec, p pki, pick func(int) ([]int, error),
+	step func(int, string)) ([]byte, error) {
+	step(15, "starting etcd")
+	etcd, err := onFreePorts(ctx, 2, pick, func(ports []int) error {
+		return c.startEtcd(ctx, spec.BinDir, ports[0], ports[1])
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("after %d tries: %w", etcdTries, err)
+	step(30, "starting kube-apiserver")
+	var kc []byte
+	_, err = onFreePorts(ctx, 1, pick, func(ports []int) error {
+		var kerr error
+		if kc, kerr = p.kubeconfig(spec.ID, "https://127.0.0.1:"+strconv.Itoa(ports[0])); kerr != nil {
+			return kerr
+		}
+		if err := os.WriteFile(c.kubeconfigPath(), kc, 0o600); err != nil {
+			return err
+		}
+		return c.startAPIServer(ctx, spec.BinDir, etcd[0], ports[0], p)
+	})
+	return kc, err
 }
 
 func (c cluster) startEtcd(ctx context.Context, bin string, client, peer int) error {
 	clientURL := fmt.Sprintf("http://127.0.0.1:%d", client)
+	// A start again on new ports begins with no data: an etcd stopped
+	// while it bootstrapped may have left a member a new one cannot use.
+	if err := os.RemoveAll(c.path("etcd")); err != nil {
+		return fmt.Errorf("clear etcd's data: %w", err)
+	}
 	if _, err := c.spawn("etcd", filepath.Join(bin, "etcd"),
 		"--data-dir="+c.path("etcd"), "--listen-client-urls="+clientURL, "--advertise-client-urls="+clientURL,
 		fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", peer), "--unsafe-no-fsync=true"); err != nil {
 		return err
 	}
-	return c.waitHealthy(ctx, "etcd", http.DefaultClient, clientURL+"/health")
+	return c.waitServing(ctx, "etcd", http.DefaultClient, clientURL+"/health", client, peer)
 }
 
-func (c cluster) startAPIServer(ctx context.Context, bin string, ports []int, p pki) error {
+func (c cluster) startAPIServer(ctx context.Context, bin string, etcd, port int, p pki) error {
 	if _, err := c.spawn("kube-apiserver", filepath.Join(bin, "kube-apiserver"),
-		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", ports[0]),
-		fmt.Sprintf("--secure-port=%d", ports[2]), "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcd),
+		fmt.Sprintf("--secure-port=%d", port), "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		// A loopback address cannot be published by the lease reconciler
 		// (kube-apiserver refuses to start); nothing here needs the
 		// kubernetes Service endpoints it keeps.
@@ -144,11 +138,11 @@ func (c cluster) startAPIServer(ctx context.Context, bin string, ports []int, p 
 	}
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}}
-	return c.waitHealthy(ctx, "kube-apiserver", hc, fmt.Sprintf("https://127.0.0.1:%d/readyz", ports[2]))
+	return c.waitServing(ctx, "kube-apiserver", hc, fmt.Sprintf("https://127.0.0.1:%d/readyz", port), port)
 }
 
 // startWorkloads starts kube-controller-manager, kube-scheduler and kwok as
-// internal/sandbox does: no service-account token controller (no signing
+// KubeOpera's test sandbox does: no service-account token controller (no signing
 // key is handed to it) and no node lifecycle controller.
 func (c cluster) startWorkloads(bin string) error {
 	kc := "--kubeconfig=" + c.kubeconfigPath()
@@ -171,41 +165,4 @@ func (c cluster) startWorkloads(bin string) error {
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector="+kwokAnnotation+"=fake",
 		"--cidr=10.244.0.0/16")
 	return err
-}
-
-// waitHealthy polls url until it answers 200; a process that exits ends
-// the wait with the end of its log.
-func (c cluster) waitHealthy(ctx context.Context, name string, hc *http.Client, url string) error {
-	pid := c.pid(name)
-	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if !c.alive(pid) {
-			return false, fmt.Errorf("%s exited: %s", name, c.logTail(name, 5))
-		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := hc.Do(req)
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	if err != nil {
-		return fmt.Errorf("%s did not become healthy: %w", name, err)
-	}
-	return nil
-}
-
-// freePorts asks the kernel for n free loopback ports at once, so they
-// differ.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

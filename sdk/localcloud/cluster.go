@@ -1,4 +1,4 @@
-package localcluster
+package localcloud
 
 import (
 	"errors"
@@ -19,7 +19,8 @@ type Status struct {
 
 // Create makes the directory of cluster spec.ID under root and starts
 // starter (a command that runs Boot on the directory it gets as its last
-// argument) as a detached process. It returns at once; Inspect follows the
+// argument; Starter when none is given) as a detached process. A Spec
+// without BinDir gets BinDir's. It returns at once; Inspect follows the
 // start. Creating a cluster that exists does nothing, so a retried request
 // never starts a second one, unless the cluster Failed: that one is
 // removed and started again (a retry after a failure).
@@ -46,6 +47,16 @@ func Create(root string, spec Spec, starter ...string) error {
 			return err
 		}
 		return Create(root, spec, starter...)
+	}
+	if len(starter) == 0 {
+		if starter, err = Starter(); err != nil {
+			return err
+		}
+	}
+	if spec.BinDir == "" {
+		if spec.BinDir, err = BinDir(); err != nil {
+			return err
+		}
 	}
 	if err := c.stage(spec); errors.Is(err, fs.ErrExist) {
 		return nil // a concurrent request made it: the same request again
@@ -139,6 +150,24 @@ func Kubeconfig(root, id string) ([]byte, error) {
 	}
 	c, _ := open(root, id)
 	return os.ReadFile(c.kubeconfigPath())
+}
+
+// Stop ends every process of cluster id and keeps its directory (the logs,
+// etcd's data) to look at: Inspect then reports it Failed, a Create starts
+// it again from scratch and Remove deletes it. An unknown cluster is
+// ErrNotFound.
+func Stop(root, id string) error {
+	c, err := open(root, id)
+	if err != nil {
+		return err
+	}
+	if !c.exists() {
+		return fmt.Errorf("%w %q in %s", ErrNotFound, id, filepath.Dir(c.dir))
+	}
+	if err := c.stop(); err != nil {
+		return fmt.Errorf("stop local cluster %s: %w", id, err)
+	}
+	return c.setState(state{Phase: Failed, Message: "stopped; Remove deletes it, Create starts it again"})
 }
 
 // Remove stops every process of cluster id and deletes its directory. A
