@@ -127,6 +127,7 @@ test('Create New: providers from the plugins, Soon ones disabled, a form from th
   await expect(wizard.locator('.provider.soon .badge')).toHaveCount(providers.filter((p) => p.availability === 'SOON').length);
   const vanilla = providers.find((p) => p.name === 'aws-vanilla')!;
   await wizard.getByRole('radio', { name: vanilla.displayName }).check();
+  await expect(wizard.getByLabel('Topology').locator('option:checked')).toHaveText('Vanilla Kubernetes (kubeadm)');
   for (const f of vanilla.schema.filter((f) => f.name !== 'credentialRef')) {
     await expect(wizard.locator(`[name="${f.name}"]`)).toBeVisible();
   }
