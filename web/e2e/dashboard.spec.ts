@@ -233,12 +233,12 @@ test('filters narrow the cards through the API: name prefix, phase, source', asy
   await expectAccessible(page);
 });
 
-test('disconnect asks first and says what is not touched', async ({ page }) => {
+test('disconnect asks first and says what keeps running', async ({ page }) => {
   await signIn(page, admin);
   const card = page.getByTestId('cluster-card').filter({ hasText: 'unreachable' });
   await card.getByRole('button', { name: 'Disconnect' }).click();
   const dialog = page.getByRole('dialog', { name: 'Disconnect unreachable?' });
-  await expect(dialog).toContainText('Not touched');
+  await expect(dialog).toContainText("Kept running on the cluster: Flux's controllers");
   await expectAccessible(page);
   await shoot(page, 'disconnect');
   await dialog.getByRole('button', { name: 'Disconnect' }).click();
