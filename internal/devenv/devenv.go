@@ -59,9 +59,9 @@ type Env struct {
 
 	git    *gitserver.Server
 	mirror *gitserver.Server
-	chart *fluxchart.Repo
-	mu    sync.Mutex
-	flux  map[string]*fluxRun // HostCluster name -> its Flux controllers
+	chart  *fluxchart.Repo
+	mu     sync.Mutex
+	flux   map[string]*fluxRun // HostCluster name -> its Flux controllers
 }
 
 // Start starts the environment in a new temporary directory. On failure
