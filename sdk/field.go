@@ -33,7 +33,8 @@ type InputField struct {
 	Secret bool
 	// Allowed, when not empty, lists every value the field accepts.
 	Allowed []string
-	// Help is a sentence shown next to the field.
+	// Help is a sentence shown next to the field. It leaves out Min and
+	// Max: hosts show them next to it (the dashboard as "(1 to 10)").
 	Help string
 	// Label is the field's title in a form, e.g. "Worker nodes"; the
 	// dashboard falls back to Name.

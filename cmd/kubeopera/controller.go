@@ -19,6 +19,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/host/controller"
 	"github.com/ochestra-tech/kubeopera/host/pipeline"
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
+	"github.com/ochestra-tech/kubeopera/host/pipeline/gitops"
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/server/credresolve"
 	"github.com/ochestra-tech/kubeopera/server/repair"
@@ -51,6 +52,7 @@ type controllerOptions struct {
 	kubeconfigArg string
 	chart         fluxinstall.Chart
 	chartCache    string
+	gatewayAPI    string
 	pullSecret    string
 	imageRegistry string
 }
@@ -90,6 +92,8 @@ func reconcileFlags(fs *pflag.FlagSet, o *controllerOptions) {
 	fs.StringVar(&o.chart.RepoURL, "flux-chart-repo", "", "Helm repository of the Flux chart (default: the fluxcd-community repository)")
 	fs.StringVar(&o.chart.Version, "flux-chart-version", "", "version of the flux2 chart (default: the version this release was tested with)")
 	fs.StringVar(&o.chartCache, "chart-cache", "data/charts", "directory where Helm charts are cached")
+	fs.StringVar(&o.gatewayAPI, "gateway-api-repo", "", "git repository (a mirror holding upstream's tag "+gitops.GatewayAPIVersion+
+		") the clusters fetch the Gateway API CRDs from (default: "+gitops.DefaultGatewayAPIRepoURL+")")
 	fs.StringVar(&o.pullSecret, "default-pull-secret", "", "Secret in kubeopera-system used for image pulls on clusters without registryPullSecretRef")
 	fs.StringVar(&o.imageRegistry, "image-registry", "", "registry of the KubeOpera images the GitOps tree deploys (default ghcr.io/ochestra-tech)")
 }
@@ -158,6 +162,7 @@ func newControllerManager(cfg *rest.Config, o controllerOptions, creds credresol
 	r := &controller.Reconciler{Providers: controller.HostProviders(host), Credentials: creds,
 		AccessRetryWindow: o.retryWindow, PollInterval: o.pollInterval, AutoRetries: &o.autoRetries,
 		Pipeline: pipeline.New(pipeline.Options{Management: mgr.GetClient(), Reader: mgr.GetAPIReader(), Chart: o.chart, ChartCache: o.chartCache,
+			GatewayAPIRepoURL: o.gatewayAPI,
 			DefaultPullSecret: o.pullSecret, ImageRegistry: o.imageRegistry, Version: version})}
 	if err := r.SetupWithManager(mgr, o.concurrency); err != nil {
 		return nil, err

@@ -32,7 +32,8 @@ func newDevCommand() *cobra.Command {
 		Use:   "dev",
 		Short: "Run the whole platform on this machine until interrupted",
 		Long: "Start a management sandbox (real kube-apiserver from bin/k8s, built by 'make testbin'), the\n" +
-			"server, the controller, a local git server and Flux chart repository, Flux's controllers for\n" +
+			"server, the controller, a local git server, Flux chart repository and mirror of the Gateway API\n" +
+			"CRDs (from its Go module), Flux's controllers for\n" +
 			"every onboarded cluster, and the provider plugins of --plugin-dir (the local provider makes\n" +
 			"development clusters on this machine). Prints the URL and how to sign in. Ctrl-C tears down\n" +
 			"every cluster a plugin provisioned through that plugin's Destroy (a second Ctrl-C stops\n" +
@@ -72,7 +73,7 @@ func runDev(ctx context.Context, d devOptions, out, logOut io.Writer) (err error
 	listen, kubeconfigOut, o := d.listen, d.kubeconfigOut, d.controller
 	start := time.Now()
 	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
-	say("starting the management sandbox (Kubernetes %s), git server and Flux chart repository...", sandbox.KubernetesVersion)
+	say("starting the management sandbox (Kubernetes %s), git server, Flux chart repository and Gateway API mirror...", sandbox.KubernetesVersion)
 	env, err := devenv.Start(ctx)
 	if err != nil {
 		return err
@@ -106,6 +107,7 @@ func runDev(ctx context.Context, d devOptions, out, logOut io.Writer) (err error
 	}
 	o.db, o.metricsAddr, o.probeAddr, o.concurrency = c, "0", "0", 4
 	o.retryWindow, o.chart.RepoURL, o.chartCache = time.Minute, env.ChartRepoURL, filepath.Join(env.DataDir, "charts")
+	o.gatewayAPI = env.GatewayAPIRepoURL
 	mc, err := client.New(env.Management.Config, client.Options{Scheme: controllerScheme()})
 	if err != nil {
 		return err

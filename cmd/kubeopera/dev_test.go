@@ -177,6 +177,27 @@ func (d *devProcess) waitReady(t *testing.T, id string) map[string]any {
 	}
 }
 
+// waitGatewayAPIServed waits until the Ready cluster's message reads the
+// tree's Gateway through the Gateway API its mirror served: the kind is
+// known on the cluster (no "no matches for kind"). Flux applies the CRDs
+// beside the apps layer, so the first Ready message may come before them.
+func (d *devProcess) waitGatewayAPIServed(t *testing.T, id string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		_, c := d.call(t, http.MethodGet, "/api/v1/clusters/"+id, nil)
+		msg, _ := c["message"].(string)
+		if c["status"] == "Ready" && strings.Contains(msg, "Gateway kubeopera-system/kubeopera") && !strings.Contains(msg, "no matches for kind") {
+			t.Logf("Ready message: %s", msg)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 3 minutes the cluster reads %v: %q; want its Gateway read through the mirrored Gateway API CRDs", c["status"], msg)
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
 // interrupt sends Ctrl-C and waits for kubeopera dev to exit cleanly.
 func (d *devProcess) interrupt(t *testing.T) {
 	t.Helper()
@@ -229,6 +250,7 @@ func TestDevProvisionsALocalClusterToReadyAndCtrlCLeavesNothing(t *testing.T) {
 	}
 	id, _ := cluster["id"].(string)
 	d.waitReady(t, id)
+	d.waitGatewayAPIServed(t, id)
 	if provisioned := cluster["source"] != "connected_existing"; provisioned {
 		d.day2(t, root, id, "demo")
 	}

@@ -53,6 +53,9 @@ func (r *Reconciler) inventoryStep(ctx context.Context, p *pass) error {
 		return nil
 	}
 	hc.Status.KubernetesVersion, hc.Status.NodeCount, hc.Status.ReadyNodeCount = version, inv.all, inv.ready
+	if inv.clusterUID != "" {
+		hc.Status.ClusterUID = inv.clusterUID
+	}
 	hc.Status.WorkerNodeCount = &inv.workers
 	now := metav1.Now()
 	hc.Status.InventoryTime = &now
@@ -65,14 +68,18 @@ func (r *Reconciler) inventoryStep(ctx context.Context, p *pass) error {
 // node count means workers).
 type nodeCounts struct {
 	all, ready, workers int32
+	// clusterUID is the kube-system namespace's UID, read with the nodes:
+	// which cluster this is (the server refuses to connect it twice).
+	clusterUID string
 }
 
 // controlPlaneRole is the label kubeadm puts on control-plane nodes; the
 // conformance kit counts workers by the same one.
 const controlPlaneRole = hostenv.ControlPlaneLabel
 
-// readInventory reads the API server's version (unless version is known)
-// and counts the nodes, in at most 10 seconds.
+// readInventory reads the API server's version (unless version is known),
+// counts the nodes and reads the kube-system namespace's UID, in at most
+// 10 seconds.
 func readInventory(ctx context.Context, kubeconfig []byte, version string) (string, nodeCounts, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -93,7 +100,13 @@ func readInventory(ctx context.Context, kubeconfig []byte, version string) (stri
 	if err != nil {
 		return "", nodeCounts{}, fmt.Errorf("list nodes: %w", err)
 	}
-	return version, countNodes(nodes.Items), nil
+	counts := countNodes(nodes.Items)
+	// A credential that may list nodes but not read kube-system leaves the
+	// UID unknown; the counts still stand.
+	if ns, err := core.Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{ResourceVersion: "0"}); err == nil {
+		counts.clusterUID = string(ns.UID)
+	}
+	return version, counts, nil
 }
 
 func countNodes(nodes []corev1.Node) nodeCounts {

@@ -49,7 +49,11 @@ func TestInventoryCountsWorkersApartFromControlPlanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (nodeCounts{all: 3, ready: 2, workers: 2}); got != want {
+	ks, err := cs.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (nodeCounts{all: 3, ready: 2, workers: 2, clusterUID: string(ks.UID)}); got != want || got.clusterUID == "" {
 		t.Errorf("inventory = %+v, want %+v", got, want)
 	}
 }

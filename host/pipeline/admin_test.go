@@ -238,7 +238,8 @@ func TestFirstAdminToAServerThatNeverAnswersStallsInBoundedTime(t *testing.T) {
 }
 
 // At Ready the message names the DNS records to create, read from the
-// tree's Gateway's status addresses, or says it has none yet; a cluster
+// tree's Gateway's status addresses, or says it has none yet or does not
+// exist yet (Flux applies it after apps: no error); a cluster
 // that asked for ingress-nginx reads the controller's Service instead.
 func TestDNSAdviceReadsTheGatewayAddress(t *testing.T) {
 	ctx := context.Background()
@@ -247,7 +248,7 @@ func TestDNSAdviceReadsTheGatewayAddress(t *testing.T) {
 	hc := adminCluster("c1")
 	hc.Spec.Domain = "ops.example.com"
 	msg := p.dnsAdvice(ctx, hc, &target{client: fake.NewClientBuilder().WithScheme(p.scheme).Build()})
-	if !strings.Contains(msg, "Gateway kubeopera-system/kubeopera") || !strings.Contains(msg, "not found") {
+	if !strings.Contains(msg, "Gateway kubeopera-system/kubeopera once Flux has created it (it does not exist yet)") || strings.Contains(msg, "not found") {
 		t.Errorf("no Gateway: %q", msg)
 	}
 	tc := fake.NewClientBuilder().WithScheme(p.scheme).WithObjects(gw.DeepCopy()).Build()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -40,7 +41,12 @@ func (p *Pipeline) dnsAdvice(ctx context.Context, hc *v1.HostCluster, t *target)
 		where = fmt.Sprintf("Gateway %s/%s", gitops.NamespaceSystem, gitops.GatewayName)
 		addrs, err = gatewayAddresses(ctx, t.client)
 	}
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err):
+		// The tls layer (Gateway) or infrastructure (ingress-nginx) that
+		// makes it is applied after apps: not yet, rather than an error.
+		return fmt.Sprintf("to reach it, point DNS for %s at %s once Flux has created it (it does not exist yet)", hosts, where)
+	case err != nil:
 		return fmt.Sprintf("to reach it, point DNS for %s at %s (%v)", hosts, where, err)
 	}
 	if len(addrs) == 0 {

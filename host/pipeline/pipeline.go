@@ -45,6 +45,10 @@ type Options struct {
 	// ChartCache is where charts are cached.
 	Chart      fluxinstall.Chart
 	ChartCache string
+	// GatewayAPIRepoURL is the git repository every tree fetches the
+	// Gateway API CRDs from (gitops.DefaultGatewayAPIRepoURL when empty):
+	// a mirror for clusters that cannot reach GitHub.
+	GatewayAPIRepoURL string
 	// DefaultPullSecret names a Secret in the HostClusters' namespace used
 	// for image pulls when a cluster has no registryPullSecretRef ("" for
 	// none).

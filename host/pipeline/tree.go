@@ -20,7 +20,8 @@ func (p *Pipeline) params(hc *v1.HostCluster) gitops.Params {
 	return gitops.Params{ClusterID: hc.Name, ClusterName: hc.Name, Domain: hc.Spec.Domain, Path: hc.Spec.GitOpsPath,
 		ImageRegistry: p.o.ImageRegistry, Version: p.o.Version, PullSecret: p.pullSecret(hc),
 		AdminEmail: hc.Spec.AdminEmail, Provider: treeProvider(hc.Spec.Provider), FluxNamespace: fluxsync.Namespace,
-		DefaultStorageClass: madeWithoutDefaultStorageClass(hc.Spec.Mode), IngressNginx: hc.Spec.IngressNginx}
+		DefaultStorageClass: madeWithoutDefaultStorageClass(hc.Spec.Mode), IngressNginx: hc.Spec.IngressNginx,
+		GatewayAPIRepoURL: p.o.GatewayAPIRepoURL}
 }
 
 // madeWithoutDefaultStorageClass reports the clusters KubeOpera provisioned

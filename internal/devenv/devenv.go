@@ -2,7 +2,8 @@
 // platform needs around the server and the controller, on one machine and
 // in one temporary directory. A management sandbox (real kube-apiserver,
 // the HostCluster CRD), a git server over HTTPS with a repository for the
-// GitOps trees, a Helm repository with the Flux chart, a directory for the
+// GitOps trees, a Helm repository with the Flux chart, a mirror of the
+// trees' outside git sources (the Gateway API CRDs), a directory for the
 // local provider's clusters, and Flux's controllers run as processes
 // against each onboarded cluster once its Flux is installed (the chart's
 // Deployments run on simulated nodes, which run no containers). Stop
@@ -52,11 +53,15 @@ type Env struct {
 	GitRepoURL string
 	// ChartRepoURL is the Helm repository with the Flux chart.
 	ChartRepoURL string
+	// GatewayAPIRepoURL is the mirror of the Gateway API release the
+	// GitOps trees fetch its CRDs from (plain HTTP, on loopback).
+	GatewayAPIRepoURL string
 
-	git   *gitserver.Server
-	chart *fluxchart.Repo
-	mu    sync.Mutex
-	flux  map[string]*fluxRun // HostCluster name -> its Flux controllers
+	git    *gitserver.Server
+	mirror *gitserver.Server
+	chart  *fluxchart.Repo
+	mu     sync.Mutex
+	flux   map[string]*fluxRun // HostCluster name -> its Flux controllers
 }
 
 // Start starts the environment in a new temporary directory. On failure
@@ -88,6 +93,9 @@ func Start(ctx context.Context) (_ *Env, err error) {
 		return e, fmt.Errorf("flux chart repository: %w", err)
 	}
 	e.ChartRepoURL = e.chart.URL
+	if e.mirror, e.GatewayAPIRepoURL, err = startMirror(filepath.Join(dir, "mirror")); err != nil {
+		return e, fmt.Errorf("mirror of the GitOps tree's outside sources: %w", err)
+	}
 	return e, e.startGit(ctx)
 }
 
@@ -140,6 +148,10 @@ func (e *Env) Stop() error {
 	if e.git != nil {
 		e.git.Close()
 		e.git = nil
+	}
+	if e.mirror != nil {
+		e.mirror.Close()
+		e.mirror = nil
 	}
 	if e.Management != nil {
 		errs = append(errs, e.Management.Stop())

@@ -2,14 +2,14 @@ package fluxchart
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ochestra-tech/kubeopera/internal/gomodule"
 )
 
 // CRDModule is a Flux controller module whose config/crd/bases the chart
@@ -103,25 +103,11 @@ func crdFiles(m CRDModule) ([]crdFile, error) {
 	return files, nil
 }
 
-// moduleDir is where the Go module cache holds module@version, downloaded
-// through the module proxy when it is not there yet. It runs outside any
-// module and with GOFLAGS cleared, so this repository's go.mod is neither
-// read nor changed.
+// moduleDir is where the Go module cache holds module@version.
 func moduleDir(module, version string) (string, error) {
-	goBin, err := exec.LookPath("go")
+	dir, err := gomodule.Dir(module, version)
 	if err != nil {
-		return "", fmt.Errorf("find the go command to locate the Flux CRDs of %s@%s: %w", module, version, err)
+		return "", fmt.Errorf("%w: the Flux CRDs come from the Go module cache; make the module proxy reachable once", err)
 	}
-	cmd := exec.Command(goBin, "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GO111MODULE=on")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &info); err != nil || jerr != nil || info.Dir == "" {
-		return "", fmt.Errorf("go mod download %s@%s: %v %s %s: the Flux CRDs come from the Go module cache; make the module proxy reachable once",
-			module, version, err, info.Error, strings.TrimSpace(stderr.String()))
-	}
-	return info.Dir, nil
+	return dir, nil
 }

@@ -17,7 +17,7 @@ import (
 type provider struct{}
 
 var schema = []sdk.InputField{
-	{Name: "nodeCount", Type: sdk.Int, Default: "2", Min: sdk.Bound(1), Max: sdk.Bound(10), Help: "number of simulated worker nodes (1 to 10)"},
+	{Name: "nodeCount", Type: sdk.Int, Default: "2", Min: sdk.Bound(1), Max: sdk.Bound(10), Help: "number of simulated worker nodes"},
 }
 
 // The operation IDs name the cluster: nothing to remember between calls.

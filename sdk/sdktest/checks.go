@@ -2,6 +2,7 @@ package sdktest
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -61,6 +62,10 @@ func checkFields(t *testing.T, what string, fields []sdk.InputField) {
 		}
 		if f.Help == "" {
 			t.Errorf("%s %q has no help text", what, f.Name)
+		}
+		if f.Min != nil && f.Max != nil && strings.Contains(f.Help, fmt.Sprintf("%d to %d", *f.Min, *f.Max)) {
+			t.Errorf("%s %q: help %q restates Min and Max, which hosts show next to it (the dashboard as \"(%d to %d)\"): leave them out",
+				what, f.Name, f.Help, *f.Min, *f.Max)
 		}
 		if f.Secret && f.Default != "" {
 			t.Errorf("%s %q is secret but has a default", what, f.Name)

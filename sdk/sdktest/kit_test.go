@@ -45,6 +45,7 @@ func TestKitCatchesEachBreakage(t *testing.T) {
 		{"destroy-twice", "Destroy must be idempotent", false},
 		{"garbage-kubeconfig", "Kubeconfig returned something the host cannot use", false},
 		{"no-field-path", `has field path ""`, false},
+		{"help-restates-bounds", `field "nodes": help "worker nodes, 1 to 3" restates Min and Max`, false},
 		{"print-credentials", `wrote the value of credential "token"`, false},
 		{"credential-as-string", `input "tokenCredentialRef" is typed string`, false},
 		{"accepts-downgrade", "Update accepted a downgrade from 1.38 to 1.37", false},

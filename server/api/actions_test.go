@@ -31,6 +31,8 @@ func TestActionsFollowTheRoleAndThePhase(t *testing.T) {
 			"scale": "change it once it is Ready", "retry": ""}},
 		{"admin of a provisioning cluster", provisionedIn("Provisioning"), Admin, map[string]string{
 			"teardown": "", "disconnect": "still being provisioned", "scale": "change it once it is Ready"}},
+		{"admin of a cluster tearing down", provisionedIn("TearingDown"), Admin, map[string]string{
+			"teardown": "it is being torn down already", "disconnect": "still being torn down", "retry": "not Failed"}},
 		{"admin of an Updating cluster", provisionedIn("Updating"), Admin, map[string]string{
 			"teardown": "a change of its nodes or version is running"}},
 		{"admin of a connected cluster", connected, Admin, map[string]string{

@@ -78,7 +78,7 @@ func TestClusterPageReadsNodesConditionsEventsAndJob(t *testing.T) {
 	if d.WorkerNodeCount == nil || *d.WorkerNodeCount != 1 {
 		t.Errorf("workerNodeCount = %v, want 1 from the HostCluster's status (what a scale moves)", d.WorkerNodeCount)
 	}
-	if !strings.Contains(d.DisconnectNotice, "keeps running") || strings.Contains(d.DisconnectNotice, "costing") {
+	if !strings.Contains(d.DisconnectNotice, "keep running there") || strings.Contains(d.DisconnectNotice, "costing") {
 		t.Errorf("notice of a connected cluster = %q; want what keeps running, and no cloud bill (KubeOpera made none)", d.DisconnectNotice)
 	}
 

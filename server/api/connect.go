@@ -58,6 +58,16 @@ func (s *server) connectCluster(c *fiber.Ctx) error {
 	}
 	row := &store.Cluster{Name: req.Name, Team: req.Team, Provider: req.Provider, Region: req.Region,
 		Source: store.SourceConnectedExisting, IsHost: req.IsHost}
+	if _, none := s.registry.(hostclusters.Unconfigured); !none {
+		// Recorded on the row, the UID also makes the database refuse a
+		// second connect of the same cluster racing this one.
+		if uid := clusterUID(c.UserContext(), []byte(req.Kubeconfig)); uid != "" {
+			if err := s.refuseManaged(c.UserContext(), uid); err != nil {
+				return err
+			}
+			row.ClusterUID = &uid
+		}
+	}
 	spec := hostclusters.Spec{Mode: hostclusters.ConnectExisting, Provider: req.Provider, Region: req.Region,
 		Kubeconfig: []byte(req.Kubeconfig)}
 	req.apply(&spec)

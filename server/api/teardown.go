@@ -110,13 +110,14 @@ func disconnectNotice(row *store.Cluster) string {
 // the cluster page's notice.
 func disconnectEffect(row *store.Cluster) (string, *Problem) {
 	if strings.EqualFold(row.Status, string(v1alpha1.PhaseDeleting)) {
-		return "waiting for the controller to remove KubeOpera's Flux objects from the cluster", nil
+		return "waiting for the controller to delete KubeOpera's GitRepository and Kustomizations from the cluster", nil
 	}
 	if row.Source == store.SourceSelfRegistered {
 		return "KubeOpera forgets this cluster: its row is removed from the list, and nothing on the cluster is changed", nil
 	}
 	if !provisioned(row) {
-		return "KubeOpera removes its Flux objects from the cluster; everything running there (Flux, KubeOpera, your workloads) keeps running", nil
+		return "KubeOpera deletes the GitRepository and Kustomizations it made in the cluster's flux-system namespace (they leave what they applied in place) " +
+			"and forgets the cluster; Flux's controllers, KubeOpera and your workloads keep running there", nil
 	}
 	status := strings.ToLower(row.Status)
 	if provisioningPhases[status] {

@@ -85,6 +85,9 @@ type Observed struct {
 	KubernetesVersion string
 	NodeCount         int
 	ReadyNodeCount    int
+	// ClusterUID is the kube-system namespace UID the controller read
+	// from the cluster ("" until it has): which cluster it is.
+	ClusterUID string
 }
 
 // Registry creates, observes and removes HostClusters.

@@ -48,7 +48,7 @@ func observed(o *unstructured.Unstructured) Observed {
 		}
 	}
 	return Observed{Phase: string(phase), Message: msg, KubernetesVersion: hc.Status.KubernetesVersion,
-		NodeCount: int(hc.Status.NodeCount), ReadyNodeCount: int(hc.Status.ReadyNodeCount)}
+		NodeCount: int(hc.Status.NodeCount), ReadyNodeCount: int(hc.Status.ReadyNodeCount), ClusterUID: hc.Status.ClusterUID}
 }
 
 // requestMessages word a request recorded on a HostCluster that the

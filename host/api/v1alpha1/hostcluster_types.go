@@ -203,6 +203,11 @@ type HostClusterStatus struct {
 	WorkerNodeCount *int32 `json:"workerNodeCount,omitempty"`
 	// +optional
 	InventoryTime *metav1.Time `json:"inventoryTime,omitempty"`
+	// ClusterUID is the UID of the cluster's kube-system namespace: which
+	// Kubernetes cluster this is, whatever kubeconfig reaches it. The
+	// server refuses to connect the same cluster a second time by it.
+	// +optional
+	ClusterUID string `json:"clusterUID,omitempty"`
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Retried is the value of the last RetryAnnotation the controller took

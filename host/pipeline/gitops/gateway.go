@@ -13,10 +13,17 @@ import (
 // together and reads the CRDs from that module.
 const (
 	GatewayAPIVersion = "v1.6.3"
-	gatewayAPIRepoURL = "https://github.com/kubernetes-sigs/gateway-api"
-	// gatewayAPICRDPath is the repository's kustomization of the standard
+	// GatewayAPIModule is the Go module of that release; its module zip
+	// holds the repository's config/crd, so a mirror (`kubeopera dev`'s)
+	// can serve upstream's files from the Go module proxy.
+	GatewayAPIModule = "sigs.k8s.io/gateway-api"
+	// DefaultGatewayAPIRepoURL is upstream's repository, which the tree's
+	// GitRepository fetches unless Params.GatewayAPIRepoURL names a mirror.
+	DefaultGatewayAPIRepoURL = "https://github.com/kubernetes-sigs/gateway-api"
+	// GatewayAPICRDDir is the repository's kustomization of the standard
 	// channel's CRDs (and its safe-upgrade admission policy).
-	gatewayAPICRDPath = "./config/crd"
+	GatewayAPICRDDir  = "config/crd"
+	gatewayAPICRDPath = "./" + GatewayAPICRDDir
 	// GatewayAPISource names the tree's GitRepository and Flux
 	// Kustomization of the Gateway API CRDs, in the Flux namespace. They
 	// carry the cluster's label like KubeOpera's own Flux objects, so a
@@ -52,7 +59,7 @@ func gatewayAPICRDs(p Params) []any {
 		TypeMeta:   metav1.TypeMeta{APIVersion: sourcev1.GroupVersion.String(), Kind: sourcev1.GitRepositoryKind},
 		ObjectMeta: metav1.ObjectMeta{Name: GatewayAPISource, Namespace: p.FluxNamespace},
 		Spec: sourcev1.GitRepositorySpec{
-			URL:       gatewayAPIRepoURL,
+			URL:       p.GatewayAPIRepoURL,
 			Reference: &sourcev1.GitRepositoryRef{Tag: GatewayAPIVersion},
 			Interval:  metav1.Duration{Duration: repositoryInterval},
 		},

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,5 +147,29 @@ func TestEveryChartComesFromTheTable(t *testing.T) {
 		if !used {
 			t.Errorf("chart %+v is in the table but no tree installs it", r)
 		}
+	}
+}
+
+// The Gateway API CRDs come from upstream's repository at the pinned tag,
+// or from a mirror's copy of that tag when Params name one (`kubeopera
+// dev`'s loopback mirror); anything but an http(s) URL is refused.
+func TestGatewayAPICRDsComeFromUpstreamOrTheNamedMirror(t *testing.T) {
+	for _, tc := range []struct{ mirror, want string }{
+		{"", DefaultGatewayAPIRepoURL},
+		{"http://127.0.0.1:41234/gateway-api.git", "http://127.0.0.1:41234/gateway-api.git"},
+	} {
+		p := prodParams()
+		p.GatewayAPIRepoURL = tc.mirror
+		repo := find(t, buildAll(t, p), "GitRepository", GatewayAPISource)
+		url, _, _ := unstructured.NestedString(repo.Object, "spec", "url")
+		tag, _, _ := unstructured.NestedString(repo.Object, "spec", "ref", "tag")
+		if url != tc.want || tag != GatewayAPIVersion {
+			t.Errorf("mirror %q: GitRepository %s at %s, want %s at %s", tc.mirror, url, tag, tc.want, GatewayAPIVersion)
+		}
+	}
+	p := prodParams()
+	p.GatewayAPIRepoURL = "github.com/kubernetes-sigs/gateway-api"
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
+		t.Errorf("a URL without a scheme: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"net/url"
 	"path"
 	"regexp"
 	"strings"
@@ -59,6 +60,11 @@ type Params struct {
 	// instead of the tree's Gateway (Envoy Gateway, HTTPRoutes), for a
 	// cluster that asks for the retired controller.
 	IngressNginx bool
+	// GatewayAPIRepoURL is the git repository the Gateway API CRDs are
+	// fetched from, at tag GatewayAPIVersion; default
+	// DefaultGatewayAPIRepoURL. A mirror holds upstream's tag (`kubeopera
+	// dev` serves one on loopback, for clusters that cannot reach GitHub).
+	GatewayAPIRepoURL string
 }
 
 // Database sizes the PostgreSQL cluster that CloudNativePG runs for KubeOpera.
@@ -117,6 +123,9 @@ func (p Params) withDefaults() Params {
 	if p.Provider == "" {
 		p.Provider = ProviderOther
 	}
+	if p.GatewayAPIRepoURL == "" {
+		p.GatewayAPIRepoURL = DefaultGatewayAPIRepoURL
+	}
 	if p.Database.Instances == 0 {
 		p.Database.Instances = 1
 	}
@@ -150,6 +159,7 @@ func (p Params) Validate() error {
 	add(validateEmail(p.AdminEmail))
 	add(validateProvider(p.Provider))
 	add(validateDatabase(p.Database))
+	add(validateRepoURL("Gateway API repository", p.GatewayAPIRepoURL))
 	return errors.Join(errs...)
 }
 
@@ -272,4 +282,14 @@ func validateDatabase(d Database) error {
 			d.PostgresVersion, DefaultPostgresVersion))
 	}
 	return errors.Join(errs...)
+}
+
+// validateRepoURL accepts the http(s) git URLs a Flux GitRepository without
+// credentials fetches.
+func validateRepoURL(what, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%s %q: not an http(s) URL of a git repository, e.g. %s", what, raw, DefaultGatewayAPIRepoURL)
+	}
+	return nil
 }

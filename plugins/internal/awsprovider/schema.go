@@ -49,7 +49,7 @@ func Schema(o Options) []sdk.InputField {
 	}
 	fields = append(fields,
 		sdk.InputField{Name: "nodeCount", Type: sdk.Int, Default: "2", Min: sdk.Bound(int64(o.MinNodes)), Max: sdk.Bound(maxNodes),
-			Help: fmt.Sprintf("number of worker nodes, %d to %d", o.MinNodes, maxNodes)},
+			Help: "number of worker nodes"},
 		sdk.InputField{Name: "instanceType", Type: sdk.String, Default: "t3.medium",
 			Help: "EC2 instance type of every node, e.g. t3.medium"},
 		sdk.InputField{Name: "kubernetesVersion", Type: sdk.String, Default: o.Versions.Default,

@@ -17,7 +17,7 @@ type hello struct{}
 
 var schema = []sdk.InputField{
 	{Name: "location", Type: sdk.String, Required: true, Label: "Location", Allowed: []string{"fsn1", "nbg1"}, Help: "data centre"},
-	{Name: "nodes", Type: sdk.Int, Default: "1", Min: sdk.Bound(1), Max: sdk.Bound(5), Label: "Nodes", Help: "worker nodes, 1 to 5"},
+	{Name: "nodes", Type: sdk.Int, Default: "1", Min: sdk.Bound(1), Max: sdk.Bound(5), Label: "Nodes", Help: "worker nodes"},
 	{Name: "token", Type: sdk.CredentialRef, Required: true, CredentialKinds: []string{"hello_token"}, Help: "a stored hello token"},
 }
 

@@ -1,5 +1,6 @@
 import { Link, useParams } from 'react-router';
-import { ErrorState, Loading } from '../ui/states';
+import { Loading } from '../ui/states';
+import { ClusterLoadError } from './ClusterLoadError';
 import { HealthPanel } from './HealthPanel';
 import { HealthBadge, StatusBadge } from './StatusBadge';
 import { Timeline } from './Timeline';
@@ -19,7 +20,7 @@ export function ClusterDetailPage() {
   const live = q.data?.badge === 'green';
   const health = useHealth(id, live);
   if (q.isPending) return <Loading what="the cluster" />;
-  if (q.isError) return <ErrorState title="The cluster could not be loaded." error={q.error} onRetry={() => q.refetch()} />;
+  if (q.isError) return <ClusterLoadError id={id} error={q.error} onRetry={() => q.refetch()} />;
   const c = q.data;
   return (
     <>

@@ -5,7 +5,7 @@ import { Dialog } from '../ui/Dialog';
 import { clusterKeys, useCluster } from './queries';
 
 /**
- * Disconnect, saying plainly what is removed and what is not touched, and
+ * Disconnect, saying plainly what is removed and what keeps running, and
  * repeating the API's own notice of what a disconnect would do now (for a
  * provisioned cluster: its infrastructure keeps running and costing money).
  * Where the plugin can destroy the cluster, Tear down is offered instead.
@@ -25,8 +25,8 @@ export function DisconnectDialog({ cluster, onClose, onTeardown }: { cluster: Cl
         {!notice && self && <p>KubeOpera forgets this cluster: its row is removed from the list. Nothing on the cluster is changed.</p>}
         {!self && (
           <>
-            <p><strong>Removed:</strong> the cluster's HostCluster, the Flux GitRepository and Kustomization KubeOpera created for it, and the kubeconfig KubeOpera stored.</p>
-            <p><strong>Not touched:</strong> anything running on the cluster itself. Its workloads, Flux and everything Flux applied stay as they are; the cluster may still be in use outside KubeOpera.</p>
+            <p><strong>Removed:</strong> on the cluster, only the GitRepository and Kustomizations KubeOpera made in flux-system; in KubeOpera, the cluster's HostCluster and the kubeconfig it stored.</p>
+            <p><strong>Kept running on the cluster:</strong> Flux's controllers and everything those Kustomizations applied (KubeOpera, its infrastructure, your workloads); the cluster may still be in use outside KubeOpera.</p>
           </>
         )}
         {m.error && <p className="error" role="alert">{m.error.message}</p>}

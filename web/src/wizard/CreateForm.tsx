@@ -10,11 +10,7 @@ import { defaultsOf, withoutCredentials } from '../forms/fields';
 import { SchemaForm } from './SchemaForm';
 import { CostEstimate } from './CostEstimate';
 import { useEstimate } from './useEstimate';
-
-const topologyLabels: Record<string, string> = {
-  vanilla_kubeadm: 'Vanilla Kubernetes (self-managed kubeadm)',
-  eks: 'Managed (EKS)',
-};
+import { topologyLabel } from './topology';
 
 export function CreateForm({ onDone }: { onDone: () => void }) {
   const q = useProviders();
@@ -79,7 +75,7 @@ export function CreateForm({ onDone }: { onDone: () => void }) {
             <Field label="Topology" error={errors.topology}>
               {(p) => (
                 <select {...p} name="topology" value={topology} onChange={(e) => setTopology(e.target.value)}>
-                  {chosen.topologies.map((t) => <option key={t} value={t}>{topologyLabels[t] ?? t}</option>)}
+                  {chosen.topologies.map((t) => <option key={t} value={t}>{topologyLabel(t)}</option>)}
                 </select>
               )}
             </Field>

@@ -40,7 +40,7 @@ type shape struct {
 
 var schema = []sdk.InputField{
 	{Name: "size", Type: sdk.Int, Default: "2", Help: "an even number"},
-	{Name: "nodes", Type: sdk.Int, Default: "1", Min: sdk.Bound(1), Max: sdk.Bound(3), Help: "worker nodes, 1 to 3"},
+	{Name: "nodes", Type: sdk.Int, Default: "1", Min: sdk.Bound(1), Max: sdk.Bound(3), Help: "worker nodes"},
 	{Name: "token", Type: sdk.CredentialRef, CredentialKinds: []string{"token"}, Help: "a stored token"},
 }
 
@@ -53,6 +53,10 @@ func (*broken) GetInfo(context.Context) (sdk.Info, error) {
 		CredentialKinds: []sdk.CredentialKind{tokenKind}, Upgrades: []sdk.Upgrade{{From: "1.37", To: []string{"1.38"}}},
 		Capabilities: []sdk.Capability{sdk.CapValidate, sdk.CapProvision, sdk.CapStatus, sdk.CapKubeconfig, sdk.CapDestroy,
 			sdk.CapScale, sdk.CapUpgrade}}
+	if mode == "help-restates-bounds" {
+		info.Schema = slices.Clone(schema)
+		info.Schema[1].Help = "worker nodes, 1 to 3"
+	}
 	if mode == "credential-as-string" {
 		info.Schema = append(schema[:2:2], sdk.InputField{Name: "tokenCredentialRef", Type: sdk.String, Help: "a stored token"})
 		info.CredentialKinds = nil
