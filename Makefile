@@ -122,7 +122,7 @@ test-aws:
 	hack/build-kubeadm.sh
 	KUBEOPERA_TEST_AWS=1 $(GO) test -count=1 -timeout 20m ./plugins/internal/upstream/ ./plugins/internal/bootstrap/ ./plugins/internal/tfmodules/
 
-# A real node for the sandbox (internal/node): hack/build-node.sh builds
+# A real node for the sandbox (internal/testkit/node): hack/build-node.sh builds
 # the kubelet and kube-proxy (the sandbox's k8s.io/kubernetes), containerd
 # 2 and the CNI plugins into bin/node (skipped when there; runc, iptables
 # and busybox-static from apt) and the pause and Terraform images as OCI
@@ -150,7 +150,7 @@ test-chaos: build testbin
 
 test-node: testbin image
 	hack/build-node.sh
-	KUBEOPERA_TEST_NODE=1 hack/with-postgres.sh $(GO) test -count=1 -timeout 20m -v ./internal/node/
+	KUBEOPERA_TEST_NODE=1 hack/with-postgres.sh $(GO) test -count=1 -timeout 20m -v ./internal/testkit/node/
 
 # Lint: golangci-lint pinned in hack/golangci-lint/go.mod (its own module),
 # the config in .golangci.yml, over the root module and the SDK's modules,
@@ -254,7 +254,7 @@ web-types: $(WEB_INSTALLED)
 # installed with apt when /usr/bin/chromium is missing (Playwright never
 # downloads a browser), against `kubeopera dev` on a free port; the
 # single sign-on spec signs in through the test kit's OpenID Provider
-# (internal/testoidc) served by bin/testoidc, rebuilt when its sources change.
+# (internal/testkit/testoidc) served by bin/testoidc, rebuilt when its sources change.
 # Screenshots: web/e2e/screenshots.
 test-web: build testbin $(BIN)/testoidc
 	cd web && npx vitest run
@@ -263,7 +263,7 @@ test-web: build testbin $(BIN)/testoidc
 
 testoidc: $(BIN)/testoidc
 
-$(BIN)/testoidc: go.mod go.sum $(wildcard internal/testoidc/*.go hack/testoidc/*.go)
+$(BIN)/testoidc: go.mod go.sum $(wildcard internal/testkit/testoidc/*.go hack/testoidc/*.go)
 	$(GO) build -o $@ ./hack/testoidc
 
 # Dashboard figures: gzipped JS+CSS (budget 350 KB) and the time until

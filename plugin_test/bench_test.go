@@ -11,7 +11,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
-	"github.com/ochestra-tech/kubeopera/internal/benchsummary"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/benchsummary"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 

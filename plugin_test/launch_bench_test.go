@@ -15,7 +15,7 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
-	"github.com/ochestra-tech/kubeopera/internal/benchsummary"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/benchsummary"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/internal/sdkexample"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/sdkexample"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/sdk/sdktest"
 )

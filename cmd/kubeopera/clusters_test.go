@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )

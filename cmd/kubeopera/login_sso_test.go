@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
-	"github.com/ochestra-tech/kubeopera/internal/testoidc"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testoidc"
 	"github.com/ochestra-tech/kubeopera/server/oidc"
 )
 

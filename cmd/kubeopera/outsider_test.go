@@ -16,7 +16,7 @@ import (
 	"github.com/ochestra-tech/kubeopera/host/pipeline/fluxinstall"
 	"github.com/ochestra-tech/kubeopera/internal/devenv"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/internal/sdkexample"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/sdkexample"
 )
 
 // An outside developer's plugin provisions through the real server and

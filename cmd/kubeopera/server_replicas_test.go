@@ -18,8 +18,8 @@ import (
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 // envRunCLI makes the test binary run the CLI with its arguments instead

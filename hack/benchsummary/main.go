@@ -1,6 +1,6 @@
 // Command benchsummary reads `go test -bench` output on standard input and
 // prints one table of the figures the benchmarks reported with
-// internal/benchsummary: figure, floor, ratio, goal, and whether it holds.
+// internal/testkit/benchsummary: figure, floor, ratio, goal, and whether it holds.
 // A figure reported twice keeps its last value. It exits 0 either way: the
 // table is a report, not a test.
 package main
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ochestra-tech/kubeopera/internal/benchsummary"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/benchsummary"
 )
 
 func main() {

@@ -1,5 +1,5 @@
 // Command testoidc serves the test kit's OpenID Provider
-// (internal/testoidc) as a program, for the browser suite: clients and
+// (internal/testkit/testoidc) as a program, for the browser suite: clients and
 // users (with groups) come from a JSON file, sign-in is by username on its
 // login form (no passwords), and it serves on loopback only.
 //
@@ -23,7 +23,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ochestra-tech/kubeopera/internal/testoidc"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testoidc"
 )
 
 // config is the file -config names.

@@ -23,7 +23,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
-	"github.com/ochestra-tech/kubeopera/internal/benchsummary"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/benchsummary"
 )
 
 // The throughput settings of the fleet benchmark: the defaults of the

@@ -24,7 +24,7 @@ import (
 
 	v1 "github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
 	"github.com/ochestra-tech/kubeopera/server/serve"
 )
 

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 

@@ -24,8 +24,8 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 	"github.com/ochestra-tech/kubeopera/server/federation"
 	"github.com/ochestra-tech/kubeopera/server/fleet"
 	"github.com/ochestra-tech/kubeopera/server/hostclusters"

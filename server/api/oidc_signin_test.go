@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/internal/testoidc"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testoidc"
 	"github.com/ochestra-tech/kubeopera/server/oidc"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/server/store"
 
-	"github.com/ochestra-tech/kubeopera/internal/together"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/together"
 )
 
 const (

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/together"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/together"
 )
 
 // The first administrator needs the one-time setup secret; once one exists

@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/ochestra-tech/kubeopera/internal/benchsummary"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/benchsummary"
 )
 
 // countingFleet is n fake API servers that answer GET /api/v1/nodes after

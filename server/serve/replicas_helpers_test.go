@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
-	"github.com/ochestra-tech/kubeopera/internal/together"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/together"
 )
 
 // replica is one server started by startReplicas: its own data directory

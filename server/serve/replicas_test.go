@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
-	"github.com/ochestra-tech/kubeopera/internal/together"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/together"
 	"github.com/ochestra-tech/kubeopera/server/store"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/internal/testlog"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testlog"
 )
 
 const (

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 // A SQLite backup taken while requests write is a database the store

@@ -10,7 +10,7 @@ import (
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 // A column added to Cluster or Token must be added to its hand-written

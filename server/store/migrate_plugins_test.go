@@ -8,7 +8,7 @@ import (
 
 	"github.com/uptrace/bun/migrate"
 
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 // Rows written before plugins declared their credential kinds and any

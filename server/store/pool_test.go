@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 // Fifty concurrent clients reuse the pool's connections instead of opening

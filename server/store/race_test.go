@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/together"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/together"
 )
 
 // TestConcurrentHostRegistrationAdmitsExactlyOne is the guarantee the

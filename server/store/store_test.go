@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 // eachDB runs fn against a fresh, migrated database of each kind: a SQLite

@@ -11,7 +11,7 @@ import (
 
 	"github.com/uptrace/bun/migrate"
 
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 // landedMigrations is the schema of the last landed release, 9463aab: the

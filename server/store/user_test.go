@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/together"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/together"
 	"github.com/ochestra-tech/kubeopera/server/access"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 )
 
 // The stored copy of the EBS CSI add-on's published schema: what EKS

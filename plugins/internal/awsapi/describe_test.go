@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 )
 
 func TestDescribeInstanceTypeAgainstTheEC2Endpoint(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 )
 
 func TestInstanceTypeZoneIDsAgainstTheEC2Endpoint(t *testing.T) {

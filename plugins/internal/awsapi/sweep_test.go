@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 )
 
 // After terraform destroy, what the cluster's controllers created and

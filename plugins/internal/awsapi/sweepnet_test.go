@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 )
 
 // What keeps terraform from deleting a cluster's VPC and was not made by

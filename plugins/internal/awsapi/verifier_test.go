@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/aws-iam-authenticator/pkg/token"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 )
 
 // This file proves that EKS would accept our tokens: aws-iam-authenticator's

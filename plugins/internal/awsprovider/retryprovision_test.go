@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )
 

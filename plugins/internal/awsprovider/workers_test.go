@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 	"github.com/ochestra-tech/kubeopera/sdk"
 )

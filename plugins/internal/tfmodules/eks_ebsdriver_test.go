@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ochestra-tech/kubeopera/internal/fakeaws"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/fakeaws"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/addonschema"
 	"github.com/ochestra-tech/kubeopera/plugins/internal/awsapi"
 )

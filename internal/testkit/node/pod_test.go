@@ -26,7 +26,7 @@ func TestVersionsMatchTheBuildModules(t *testing.T) {
 		"cni":        "github.com/containernetworking/plugins " + CNIVersion,
 		"k8s":        "k8s.io/kubernetes " + sandbox.KubernetesVersion,
 	} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "hack", mod, "go.mod"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "hack", mod, "go.mod"))
 		if err != nil {
 			t.Fatal(err)
 		}

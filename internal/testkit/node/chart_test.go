@@ -25,7 +25,7 @@ import (
 
 	"github.com/ochestra-tech/kubeopera/internal/childproc"
 	"github.com/ochestra-tech/kubeopera/internal/sandbox"
-	"github.com/ochestra-tech/kubeopera/internal/testpg"
+	"github.com/ochestra-tech/kubeopera/internal/testkit/testpg"
 )
 
 const chartNamespace = "kubeopera-system"

@@ -40,7 +40,7 @@ func TestGoCommandsRefuseABlockThatBuildsNothing(t *testing.T) {
 // The SDK README's own block passes, so the tests that build the example
 // run it rather than fail on the README's shape.
 func TestTheSDKReadmeHasTheCommands(t *testing.T) {
-	readme, err := os.ReadFile("../../sdk/README.md")
+	readme, err := os.ReadFile("../../../sdk/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
