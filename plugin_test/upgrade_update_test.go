@@ -2,7 +2,9 @@ package plugin_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,14 +17,27 @@ import (
 	"github.com/ochestra-tech/kubeopera/sdk/localcloud"
 )
 
-// The local plugin is upgraded in place while an Update it started is
-// running: a real local cluster is provisioned and scaled 1 → 3 through
-// the version the host started with, the new version is renamed over it
+// A plugin on the local cloud is upgraded in place while an Update it
+// started is running: a real local cluster is provisioned and scaled 1 → 3
+// through the build the host started with, a new build is renamed over it
 // at once, and the Update's operation is followed to its end through the
 // new process (every call after the switch reaches it), with the node
 // count read on the cluster's own API server. Operation IDs are the
 // plugin's contract: the new process finds the Update from its ID alone.
-func TestLocalPluginUpgradedInPlaceDuringAnUpdate(t *testing.T) {
+// Both the product's local plugin and the SDK README's outside plugin
+// (sdk/localcloud/example, built on the public SDK only) are run.
+func TestPluginOnTheLocalCloudUpgradedInPlaceDuringAnUpdate(t *testing.T) {
+	for _, tc := range []struct {
+		name, dir, nodes string
+	}{
+		{"local", "../plugins/local", "nodeCount"},
+		{"fakecloud", "../sdk/localcloud/example", "nodes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { upgradeDuringAnUpdate(t, tc.name, tc.dir, tc.nodes) })
+	}
+}
+
+func upgradeDuringAnUpdate(t *testing.T, name, src, nodesInput string) {
 	bin, err := localcloud.BinDir()
 	if err != nil {
 		t.Fatal(err)
@@ -31,20 +46,24 @@ func TestLocalPluginUpgradedInPlaceDuringAnUpdate(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv(localcloud.RootEnv, root)
 	t.Cleanup(func() { _ = localcloud.RemoveAll(root) })
-	dir, v2 := t.TempDir(), filepath.Join(t.TempDir(), "kubeopera-provider-local")
-	for file, v := range map[string]string{filepath.Join(dir, "kubeopera-provider-local"): "1.0.0", v2: "2.0.0"} {
-		if err := goBuild(file, "../plugins/local", "-X main.version="+v); err != nil {
+	file := "kubeopera-provider-" + name
+	dir, v2 := t.TempDir(), filepath.Join(t.TempDir(), file)
+	// Two builds that differ (the local plugin in its version, both in
+	// their build ID), so the host sees a new file.
+	for out, v := range map[string]string{filepath.Join(dir, file): "1.0.0", v2: "2.0.0"} {
+		if err := buildIn(src, out, "-buildid=kubeopera-"+v+" -X main.version="+v); err != nil {
 			t.Fatal(err)
 		}
 	}
 	h, logs := openHost(t, plugin.Options{Dir: dir, RescanInterval: 50 * time.Millisecond})
-	p, err := h.Provider("local")
+	p, err := h.Provider(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	version := func() string { return h.Plugins()[0].Info.PluginVersion }
+	checksum := func() string { return h.Plugins()[0].Checksum }
+	first := checksum()
 
-	created, err := p.Provision(ctxTimeout(t, 30*time.Second), sdk.ProvisionRequest{ClusterID: "upgraded", Inputs: map[string]string{"nodeCount": "1"}})
+	created, err := p.Provision(ctxTimeout(t, 30*time.Second), sdk.ProvisionRequest{ClusterID: "upgraded", Inputs: map[string]string{nodesInput: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,23 +86,23 @@ func TestLocalPluginUpgradedInPlaceDuringAnUpdate(t *testing.T) {
 	t.Cleanup(resume)
 	oldPID := h.Plugins()[0].PID
 	op, err := p.Update(ctxTimeout(t, time.Minute), sdk.UpdateRequest{ClusterID: "upgraded", NodeCount: 3,
-		CurrentInputs: map[string]string{"nodeCount": "1"}})
+		CurrentInputs: map[string]string{nodesInput: "1"}})
 	if err != nil {
-		t.Fatalf("Update through version %s: %v", version(), err)
+		t.Fatalf("Update through the first build: %v", err)
 	}
-	installByRename(t, v2, filepath.Join(dir, "kubeopera-provider-local"))
-	waitUntil(t, "the host serves version 2.0.0", func() bool { return version() == "2.0.0" })
+	installByRename(t, v2, filepath.Join(dir, file))
+	waitUntil(t, "the host serves the new build", func() bool { return checksum() != first })
 	if pid := h.Plugins()[0].PID; pid == oldPID {
 		t.Fatalf("the plugin's process is still %d after the upgrade", pid)
 	}
-	first, err := p.Status(ctxTimeout(t, 30*time.Second), sdk.StatusRequest{OperationID: op.ID})
+	after, err := p.Status(ctxTimeout(t, 30*time.Second), sdk.StatusRequest{OperationID: op.ID})
 	if err != nil {
 		t.Fatalf("the Update %s asked of the new process: %v", op.ID, err)
 	}
-	if first.State != sdk.Running {
-		t.Fatalf("the Update's first status from version 2.0.0 is %s (%s), want RUNNING: the switch was to fall inside it", first.State, first.Message)
+	if after.State != sdk.Running {
+		t.Fatalf("the Update's first status from the new build is %s (%s), want RUNNING: the switch was to fall inside it", after.State, after.Message)
 	}
-	t.Logf("the Update's first status from version 2.0.0: %s (%s)", first.State, first.Message)
+	t.Logf("the Update's first status from the new build: %s (%s)", after.State, after.Message)
 	resume()
 	st := follow(t, p, op.ID)
 	if st.State != sdk.Succeeded {
@@ -139,4 +158,15 @@ func follow(t *testing.T, p sdk.Provider, op string) sdk.OperationStatus {
 	}
 	t.Fatalf("operation %s still %s (%s) after 2 minutes", op, st.State, st.Message)
 	return st
+}
+
+// buildIn builds the main package in dir (its own module's, or the root
+// module's) into out with ldflags, as `make plugins` does.
+func buildIn(dir, out, ldflags string) error {
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w "+ldflags, "-o", out, ".")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build in %s: %v\n%s", dir, err, b)
+	}
+	return nil
 }
