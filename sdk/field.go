@@ -15,6 +15,9 @@ const (
 	CredentialRef FieldType = "credential"
 )
 
+// FieldTypes lists every FieldType.
+var FieldTypes = []FieldType{String, Int, Bool, CredentialRef}
+
 // InputField describes one input a provider takes, or one field of a
 // credential kind. Everything but Name and Type is optional; the dashboard
 // uses Label, Description, Order, Group and Multiline to lay out its form,

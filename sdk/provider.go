@@ -81,6 +81,9 @@ const (
 	CapUpgrade Capability = "upgrade"
 )
 
+// Capabilities lists every Capability.
+var Capabilities = []Capability{CapValidate, CapProvision, CapStatus, CapKubeconfig, CapDestroy, CapScale, CapUpgrade, CapEstimate}
+
 // Info describes a provider.
 type Info struct {
 	// Name is the short identifier, e.g. "aws-eks"; the plugin binary is

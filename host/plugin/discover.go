@@ -31,6 +31,10 @@ const (
 	DuplicateName     Reason = "duplicate name"
 )
 
+// Reasons lists every Reason.
+var Reasons = []Reason{NotAPlugin, NotExecutable, ChecksumMismatch, ProtocolMismatch, HandshakeFailed, HandshakeTimedOut,
+	ExitedAtStart, PrintedToStdout, DuplicateName}
+
 // transient reports whether starting the same file again may succeed (a
 // busy machine, a dependency the plugin needs at start); the others need
 // a person to install another file.

@@ -20,6 +20,9 @@ const (
 	Degraded Health = "degraded"
 )
 
+// Healths lists every Health.
+var Healths = []Health{Healthy, Degraded}
+
 // failed records a failure with its reason; the caller holds i.mu.
 func (i *instance) failed(reason string) {
 	i.failures++

@@ -581,6 +581,60 @@ func (e ProviderAvailability) Valid() bool {
 	}
 }
 
+// Defines values for ProviderCapabilities.
+const (
+	ProviderCapabilitiesDestroy    ProviderCapabilities = "destroy"
+	ProviderCapabilitiesEstimate   ProviderCapabilities = "estimate"
+	ProviderCapabilitiesKubeconfig ProviderCapabilities = "kubeconfig"
+	ProviderCapabilitiesProvision  ProviderCapabilities = "provision"
+	ProviderCapabilitiesScale      ProviderCapabilities = "scale"
+	ProviderCapabilitiesStatus     ProviderCapabilities = "status"
+	ProviderCapabilitiesUpgrade    ProviderCapabilities = "upgrade"
+	ProviderCapabilitiesValidate   ProviderCapabilities = "validate"
+)
+
+// Valid indicates whether the value is a known member of the ProviderCapabilities enum.
+func (e ProviderCapabilities) Valid() bool {
+	switch e {
+	case ProviderCapabilitiesDestroy:
+		return true
+	case ProviderCapabilitiesEstimate:
+		return true
+	case ProviderCapabilitiesKubeconfig:
+		return true
+	case ProviderCapabilitiesProvision:
+		return true
+	case ProviderCapabilitiesScale:
+		return true
+	case ProviderCapabilitiesStatus:
+		return true
+	case ProviderCapabilitiesUpgrade:
+		return true
+	case ProviderCapabilitiesValidate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProviderHealth.
+const (
+	Degraded ProviderHealth = "degraded"
+	Ok       ProviderHealth = "ok"
+)
+
+// Valid indicates whether the value is a known member of the ProviderHealth enum.
+func (e ProviderHealth) Valid() bool {
+	switch e {
+	case Degraded:
+		return true
+	case Ok:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SessionUserRole.
 const (
 	SessionUserRoleMember        SessionUserRole = "member"
@@ -596,6 +650,45 @@ func (e SessionUserRole) Valid() bool {
 	case SessionUserRolePlatformAdmin:
 		return true
 	case SessionUserRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SkippedPluginReason.
+const (
+	ChecksumMismatch  SkippedPluginReason = "checksum mismatch"
+	DuplicateName     SkippedPluginReason = "duplicate name"
+	ExitedAtStart     SkippedPluginReason = "exited at start"
+	HandshakeFailed   SkippedPluginReason = "handshake failed"
+	HandshakeTimedOut SkippedPluginReason = "handshake timed out"
+	NotAPlugin        SkippedPluginReason = "not a plugin"
+	NotExecutable     SkippedPluginReason = "not executable"
+	PrintedToStdout   SkippedPluginReason = "printed to stdout"
+	ProtocolMismatch  SkippedPluginReason = "protocol mismatch"
+)
+
+// Valid indicates whether the value is a known member of the SkippedPluginReason enum.
+func (e SkippedPluginReason) Valid() bool {
+	switch e {
+	case ChecksumMismatch:
+		return true
+	case DuplicateName:
+		return true
+	case ExitedAtStart:
+		return true
+	case HandshakeFailed:
+		return true
+	case HandshakeTimedOut:
+		return true
+	case NotAPlugin:
+		return true
+	case NotExecutable:
+		return true
+	case PrintedToStdout:
+		return true
+	case ProtocolMismatch:
 		return true
 	default:
 		return false
@@ -1367,18 +1460,18 @@ type ProblemCode string
 
 // Provider defines model for Provider.
 type Provider struct {
-	Availability    ProviderAvailability `json:"availability"`
-	Capabilities    []string             `json:"capabilities"`
-	Cloud           string               `json:"cloud"`
-	CredentialKinds []CredentialKind     `json:"credentialKinds"`
-	DisplayName     string               `json:"displayName"`
-	Health          string               `json:"health"`
-	LastError       *string              `json:"lastError,omitempty"`
-	Name            string               `json:"name"`
-	RegionInput     *string              `json:"regionInput,omitempty"`
-	Schema          []InputField         `json:"schema"`
-	Topologies      []string             `json:"topologies"`
-	UpgradeRefused  *string              `json:"upgradeRefused,omitempty"`
+	Availability    ProviderAvailability   `json:"availability"`
+	Capabilities    []ProviderCapabilities `json:"capabilities"`
+	Cloud           string                 `json:"cloud"`
+	CredentialKinds []CredentialKind       `json:"credentialKinds"`
+	DisplayName     string                 `json:"displayName"`
+	Health          ProviderHealth         `json:"health"`
+	LastError       *string                `json:"lastError,omitempty"`
+	Name            string                 `json:"name"`
+	RegionInput     *string                `json:"regionInput,omitempty"`
+	Schema          []InputField           `json:"schema"`
+	Topologies      []string               `json:"topologies"`
+	UpgradeRefused  *string                `json:"upgradeRefused,omitempty"`
 	Upgrades        []struct {
 		From string   `json:"from"`
 		To   []string `json:"to"`
@@ -1388,6 +1481,12 @@ type Provider struct {
 
 // ProviderAvailability defines model for Provider.Availability.
 type ProviderAvailability string
+
+// ProviderCapabilities defines model for Provider.Capabilities.
+type ProviderCapabilities string
+
+// ProviderHealth defines model for Provider.Health.
+type ProviderHealth string
 
 // ProviderList defines model for ProviderList.
 type ProviderList struct {
@@ -1474,10 +1573,13 @@ type SignInRequest struct {
 
 // SkippedPlugin defines model for SkippedPlugin.
 type SkippedPlugin struct {
-	Detail string `json:"detail"`
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
+	Detail string              `json:"detail"`
+	Path   string              `json:"path"`
+	Reason SkippedPluginReason `json:"reason"`
 }
+
+// SkippedPluginReason defines model for SkippedPlugin.Reason.
+type SkippedPluginReason string
 
 // Team defines model for Team.
 type Team struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/ochestra-tech/kubeopera/host/api/v1alpha1"
+	"github.com/ochestra-tech/kubeopera/host/plugin"
 	"github.com/ochestra-tech/kubeopera/sdk"
 	"github.com/ochestra-tech/kubeopera/server/access"
 	"github.com/ochestra-tech/kubeopera/server/federation"
@@ -26,6 +27,8 @@ var enumTypes = map[reflect.Type][]any{
 	reflect.TypeFor[store.Source]():     sourceEnum(),
 	reflect.TypeFor[sdk.Availability](): enumOf(sdk.Availabilities),
 	reflect.TypeFor[v1alpha1.Phase]():   phaseEnum(),
+	reflect.TypeFor[sdk.FieldType]():    enumOf(sdk.FieldTypes),
+	reflect.TypeFor[plugin.Reason]():    enumOf(plugin.Reasons),
 }
 
 // enumFields are plain string fields of response types whose values come
@@ -40,6 +43,7 @@ var enumFields = map[reflect.Type]map[string][]any{
 	reflect.TypeFor[teamView]():          {"role": enumOf(access.TeamRoles)},
 	reflect.TypeFor[store.MemberView]():  {"role": enumOf(access.TeamRoles)},
 	reflect.TypeFor[memberRequest]():     {"role": enumOf(access.TeamRoles)},
+	reflect.TypeFor[providerView]():      {"capabilities": enumOf(sdk.Capabilities), "health": enumOf(plugin.Healths)},
 }
 
 func phaseEnum() []any  { return enumOf(v1alpha1.Phases) }
@@ -85,7 +89,11 @@ func enumMapper(r jsonschema.Reflector) func(reflect.Type) *jsonschema.Schema {
 			if !ok {
 				panic(fmt.Sprintf("enumFields: %s has no field %q", t, name)) // caught by every test of the package
 			}
-			p.Enum = values
+			if p.Type == "array" && p.Items != nil {
+				p.Items.Enum = values // every item is one of them
+			} else {
+				p.Enum = values
+			}
 		}
 		return s
 	}

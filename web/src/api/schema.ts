@@ -1373,11 +1373,12 @@ export interface components {
         Provider: {
             /** @enum {string} */
             availability: "AVAILABLE" | "SOON";
-            capabilities: string[];
+            capabilities: ("validate" | "provision" | "status" | "kubeconfig" | "destroy" | "scale" | "upgrade" | "estimate")[];
             cloud: string;
             credentialKinds: components["schemas"]["CredentialKind"][];
             displayName: string;
-            health: string;
+            /** @enum {string} */
+            health: "ok" | "degraded";
             lastError?: string;
             name: string;
             regionInput?: string;
@@ -1456,7 +1457,8 @@ export interface components {
         SkippedPlugin: {
             detail: string;
             path: string;
-            reason: string;
+            /** @enum {string} */
+            reason: "not a plugin" | "not executable" | "checksum mismatch" | "protocol mismatch" | "handshake failed" | "handshake timed out" | "exited at start" | "printed to stdout" | "duplicate name";
         };
         Team: {
             /** Format: date-time */
@@ -6751,7 +6753,10 @@ export const overviewRowStatusValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const overviewRowStatusBadgeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OverviewRow"]["statusBadge"]> = ["green", "amber", "red", "gray"];
 export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Problem"]["code"]> = ["password_change_required", "not_provisioned", "plugin_not_loaded", "not_supported_by_plugin", "not_allowed_now", "changed_concurrently", "no_host_cluster", "teardown_failed", "invalid_request", "unauthenticated", "forbidden", "not_found", "method_not_allowed", "conflict", "body_too_large", "unsupported_media_type", "unprocessable", "too_many_requests", "headers_too_large", "internal_error", "upstream_failed", "unavailable", "upstream_timeout"];
 export const providerAvailabilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["availability"]> = ["AVAILABLE", "SOON"];
+export const providerCapabilitiesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["capabilities"]> = ["validate", "provision", "status", "kubeconfig", "destroy", "scale", "upgrade", "estimate"];
+export const providerHealthValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Provider"]["health"]> = ["ok", "degraded"];
 export const sessionUserRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionUser"]["role"]> = ["member", "viewer", "platform-admin"];
+export const skippedPluginReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SkippedPlugin"]["reason"]> = ["not a plugin", "not executable", "checksum mismatch", "protocol mismatch", "handshake failed", "handshake timed out", "exited at start", "printed to stdout", "duplicate name"];
 export const teamSummaryRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TeamSummary"]["role"]> = ["viewer", "operator", "admin"];
 export const tokenRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Token"]["role"]> = ["member", "viewer", "platform-admin"];
 export const tokenCreateRequestRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TokenCreateRequest"]["role"]> = ["member", "viewer", "platform-admin"];
