@@ -87,3 +87,16 @@ func TestUpdateConflictsEachHaveTheirOwnCode(t *testing.T) {
 		t.Errorf("404 code %q, want not_found", got)
 	}
 }
+
+// A field the request's schema does not have is refused, as the document
+// says (additionalProperties: false), not silently dropped.
+func TestUnknownRequestFieldsAreRefused(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	code, body := e.do(http.MethodPost, "/api/v1/teams", e.admin, map[string]any{"name": "payments", "nmae": "typo"})
+	mustStatus(t, "a team with a misspelt field", code, body, http.StatusBadRequest)
+	if p := decode[Problem](t, body); len(p.Fields) != 1 || p.Fields[0].Field != "nmae" {
+		t.Errorf("problem %+v, want the field nmae named", p)
+	}
+	code, body = e.do(http.MethodPost, "/api/v1/teams", e.admin, map[string]any{"name": "payments"})
+	mustStatus(t, "the same team without it", code, body, http.StatusCreated)
+}

@@ -77,8 +77,13 @@ func TestEveryRouteAnswersTheStatusesOfItsLayers(t *testing.T) {
 			continue
 		}
 		body := ""
-		if r.request != "" {
-			body = `{"username":"someone","password":"b"}`
+		switch {
+		case r.request == "SignInRequest" || r.request == "TokenExchangeRequest":
+			body = `{"username":"someone","password":"b"}` // reaches the database's sign-in limits
+		case r.request == "PasswordChangeRequest":
+			body = `{"username":"someone","password":"b","newPassword":"c"}`
+		case r.request != "":
+			body = `{}`
 		}
 		expect(r, "with the database closed", send(r, e.admin, "application/json", body), http.StatusServiceUnavailable)
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -67,8 +68,20 @@ func bindJSON(c *fiber.Ctx, v any) error {
 	if jsonHasNUL(c.Body()) {
 		return problem(fiber.StatusBadRequest, "the body has a NUL character (\\u0000): no field takes one")
 	}
-	if err := c.BodyParser(v); err != nil {
+	// Unknown fields are refused, as the document's schemas say
+	// (additionalProperties: false): a misspelt field is an error, not a
+	// value silently left out. A request type with its own UnmarshalJSON
+	// (credentialRequest) decides for itself.
+	dec := json.NewDecoder(bytes.NewReader(c.Body()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return invalid(FieldProblem{strings.Trim(name, `"`), "is not a field of this request; remove it (see /openapi.json)"})
+		}
 		return problem(fiber.StatusBadRequest, "body is not valid JSON for this request: %v", err)
+	}
+	if dec.More() {
+		return problem(fiber.StatusBadRequest, "body is not valid JSON for this request: more than one JSON value")
 	}
 	return nil
 }

@@ -115,7 +115,7 @@ func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
 
 // tokenSelect reads the columns of Token in the order tokenByHashPostgres
 // scans them; UserGone follows them.
-const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text, user_id"
+const tokenSelect = "id, name, role, hash, created_at::text, last_used_at::text, expires_at::text, revoked_at::text, user_id, parent"
 
 // tokenByHashPostgres is TokenByHash as a prepared statement read without
 // reflection: every API request authenticates with it.
@@ -131,15 +131,15 @@ func (s *Store) tokenByHashPostgres(ctx context.Context, hash string) (*Token, e
 		}
 		return nil, fmt.Errorf("API token: %w", ErrNotFound)
 	}
-	var v [10]any
-	if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]); err != nil {
+	var v [11]any
+	if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]); err != nil {
 		return nil, fmt.Errorf("get API token: %w", err)
 	}
 	var r rowReader
 	t := &Token{ID: r.str(v[0]), Name: r.str(v[1]), Role: r.str(v[2]), Hash: r.str(v[3]), CreatedAt: r.timestamp(v[4]),
 		LastUsedAt: r.nullTimestamp(v[5]), ExpiresAt: r.nullTimestamp(v[6]), RevokedAt: r.nullTimestamp(v[7]),
-		UserID: deref(r.nullStr(v[8]))}
-	t.UserGone = r.boolean(v[9])
+		UserID: deref(r.nullStr(v[8])), Parent: deref(r.nullStr(v[9]))}
+	t.UserGone = r.boolean(v[10])
 	if r.err != nil {
 		return nil, fmt.Errorf("get API token: %w", r.err)
 	}
