@@ -20,7 +20,7 @@ type fake struct{} // stateless: every call finds its cluster again from the ope
 var root = localcloud.DefaultRoot() // $KUBEOPERA_LOCAL_CLUSTERS_DIR, which kubeopera dev sets
 
 var schema = []sdk.InputField{
-	{Name: "nodes", Type: sdk.Int, Default: "1", Min: sdk.Bound(1), Max: sdk.Bound(5), Label: "Nodes", Help: "worker nodes, 1 to 5"},
+	{Name: "nodes", Type: sdk.Int, Default: "1", Min: sdk.Bound(1), Max: sdk.Bound(5), Label: "Nodes", Help: "simulated worker nodes"},
 }
 
 func (fake) GetInfo(context.Context) (sdk.Info, error) {
