@@ -149,7 +149,7 @@ test('single sign-on: a team-a operator sees team A only, scales, is refused tea
   const a = seen[0];
   expect([a.team, a.role]).toEqual(['team-a', 'operator']);
   expect(a.actions?.scale.allowed).toBe(true);
-  expect(a.actions?.teardown).toEqual({ allowed: false, reason: expect.stringContaining('needs the admin role on team "team-a"') });
+  expect(a.actions?.teardown).toEqual({ allowed: false, offered: false, reason: expect.stringContaining('needs the admin role on team "team-a"') });
   expect((await apiAs(olga, 'GET', `/api/v1/clusters/${ids['sso-b']}`)).status()).toBe(404);
 
   // Scale 1 → 2 from the cluster page's dialog, which an operator is offered.
